@@ -1,0 +1,1 @@
+"""The Lark grammar of tsdsl specs, shipped as package data (``tsdsl.grammars``)."""

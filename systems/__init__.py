@@ -1,0 +1,1 @@
+"""The reference transition systems as ``.ts`` specs, shipped as package data (``tsdsl.systems``)."""

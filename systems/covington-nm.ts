@@ -1,0 +1,12 @@
+# Non-monotonic Covington, Fernández-González & Gómez-Rodríguez (2017), Fig. 2:
+# arc transitions are always allowed; the new arc replaces the dependent's head,
+# and when it would close a cycle, the arc into the new arc's head (the one on
+# the cycle) is removed.
+system covington_nm "Non-monotonic Covington"
+  extends  "covington.ts"
+  cite     "Fernández-González & Gómez-Rodríguez 2017, EACL, Fig. 2"
+
+  # LEFT-ARC: j -> i, replacing i's head; breaks the cycle through j.
+  LEFT-ARC  : (λ1|i, λ2, j|β) => (λ1, i|λ2, j|β)  arc j -> i  overwrite break_cycle
+  # RIGHT-ARC: i -> j, replacing j's head; breaks the cycle through i.
+  RIGHT-ARC : (λ1|i, λ2, j|β) => (λ1, i|λ2, j|β)  arc i -> j  overwrite break_cycle

@@ -1,0 +1,13 @@
+# Non-projective easy-first: easy-first with arcs between active tokens up to
+# D positions apart.  Bohnet et al. 2016, section 5.2.  Try --set D=3.
+system easy_first_nonproj "Non-projective easy-first"
+  cite     "Bohnet et al. 2016, section 5.2"
+  produces nonprojective covers projective   # every output is a tree; all projective trees derivable
+  root     none
+  capacity inf
+  distance 2
+
+  # ←*(i,j), i - j <= D: O[j] -> O[i], O[i] reduced.
+  LEFT-ARC  = ←*
+  # →*(i,j), i - j <= D: O[i] -> O[j], O[j] reduced.
+  RIGHT-ARC = →*

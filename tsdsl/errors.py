@@ -1,0 +1,137 @@
+"""Error types of tsdsl and their gcc-style rendering.
+
+Every user mistake surfaces as a :class:`TsdslError` subclass whose ``str()`` is
+``file:line:col: error[TS###]: message`` followed by the offending source line
+and a caret, so the command line can print it without a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence
+
+MAX_SHOWN_DIAGNOSTICS = 20
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a piece of spec text came from (1-based line and column)."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+NO_SPAN = Span("<none>", 0, 0)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found in a spec: a stable code, a message and a location."""
+
+    code: str
+    message: str
+    span: Span
+    expected: tuple[str, ...] = ()
+    source_line: Optional[str] = None
+
+    def render(self) -> str:
+        head = f"{self.span}: error[{self.code}]: {self.message}"
+        lines = [head]
+        if self.source_line is not None and self.span.line > 0:
+            text = self.source_line.rstrip("\n")
+            lines.append(f"    {text}")
+            lines.append("    " + _caret_prefix(text, self.span.col) + "^")
+        if self.expected:
+            lines.append("    expected one of: " + ", ".join(self.expected))
+        return "\n".join(lines)
+
+
+def _caret_prefix(text: str, col: int) -> str:
+    """Spaces (keeping tabs) so that a caret lands under column ``col``."""
+    prefix = text[: max(col - 1, 0)]
+    return "".join("\t" if ch == "\t" else " " for ch in prefix)
+
+
+def source_line(text: str, line: int) -> Optional[str]:
+    """The 1-based ``line`` of ``text``, or None when out of range."""
+    lines = text.splitlines()
+    if 1 <= line <= len(lines):
+        return lines[line - 1]
+    return None
+
+
+class TsdslError(Exception):
+    """Base class of every error tsdsl reports to a user."""
+
+    exit_code = 1
+
+
+class SpecError(TsdslError):
+    """A spec file is wrong; carries every diagnostic found."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic]):
+        self.diagnostics = tuple(sorted(diagnostics, key=_diag_order))
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        shown = self.diagnostics[:MAX_SHOWN_DIAGNOSTICS]
+        parts = [d.render() for d in shown]
+        hidden = len(self.diagnostics) - len(shown)
+        if hidden > 0:
+            parts.append(f"... and {hidden} more")
+        if len(self.diagnostics) > 1:
+            parts.append(f"{len(self.diagnostics)} errors")
+        return "\n".join(parts)
+
+    @property
+    def first(self) -> Diagnostic:
+        return self.diagnostics[0]
+
+
+def _diag_order(d: Diagnostic):
+    return (d.span.file, d.span.line, d.span.col, d.code)
+
+
+class SpecSyntaxError(SpecError):
+    """The spec text does not follow the grammar."""
+
+
+class SpecSemanticError(SpecError):
+    """The spec parses but says something impossible or inconsistent."""
+
+
+class UsageError(TsdslError):
+    """A command-line or API argument is wrong (bad --set, unknown action...)."""
+
+    exit_code = 2
+
+
+class KernelBuildError(TsdslError):
+    """Generating or compiling a kernel failed."""
+
+
+class OracleError(TsdslError):
+    """An oracle was asked something it cannot answer."""
+
+
+@dataclass
+class DiagnosticSink:
+    """Collects diagnostics so that all problems are reported at once."""
+
+    text: str = ""
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, code: str, message: str, span: Span, expected: Iterable[str] = ()) -> None:
+        self.items.append(
+            Diagnostic(code, message, span, tuple(expected), source_line(self.text, span.line))
+        )
+
+    def raise_if_any(self, cls=SpecSemanticError) -> None:
+        if self.items:
+            raise cls(self.items)

@@ -1,0 +1,361 @@
+"""The backend-neutral intermediate representation of a transition system.
+
+Every spec, whether written with control parameters or rewrite rules, lowers to
+the same small vocabulary: a configuration is a tuple of token lists plus arcs
+and flags; an action is one or more *cases*, each a list-shape match, a guard
+over a fixed set of predicates, arc operations, flag assignments and the lists'
+new shapes.  The interpreter, code generator, checker and learner read only this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Union
+
+from .errors import Span
+
+# ---- list shapes ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tok:
+    """One token bound to a variable."""
+
+    var: str
+
+
+@dataclass(frozen=True)
+class Rest:
+    """Whatever else the named list held (the σ in ``σ|s``)."""
+
+    list: str
+
+
+@dataclass(frozen=True)
+class Block:
+    """A fixed-length run of tokens moved as a unit (index-instantiated actions)."""
+
+    var: str
+    length: int
+
+
+Item = Union[Tok, Rest, Block]
+
+
+def item_width(item: Item) -> int:
+    return item.length if isinstance(item, Block) else (0 if isinstance(item, Rest) else 1)
+
+
+@dataclass(frozen=True)
+class ListMatch:
+    """The shape a list must have: items around at most one Rest; no Rest = exact length."""
+
+    list: str
+    items: tuple[Item, ...]
+
+    @property
+    def has_rest(self) -> bool:
+        return any(isinstance(i, Rest) for i in self.items)
+
+    @property
+    def min_len(self) -> int:
+        return sum(item_width(i) for i in self.items)
+
+    def positions(self) -> dict[str, tuple[str, int, int]]:
+        """var -> (side, offset, width): side "L" counts from the front, "R" from the end."""
+        out: dict[str, tuple[str, int, int]] = {}
+        rest_at = next((k for k, i in enumerate(self.items) if isinstance(i, Rest)), len(self.items))
+        off = 0
+        for item in self.items[:rest_at]:
+            if not isinstance(item, Rest):
+                out[item.var] = ("L", off, item_width(item))
+                off += item_width(item)
+        off = 0
+        for item in reversed(self.items[rest_at + 1:]):
+            out[item.var] = ("R", off + item_width(item) - 1, item_width(item))
+            off += item_width(item)
+        return out
+
+
+# ---- predicates -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HasHead:
+    var: str
+
+
+@dataclass(frozen=True)
+class IsRoot:
+    var: str
+
+
+@dataclass(frozen=True)
+class TokenFlag:
+    flag: str
+    var: str
+
+
+@dataclass(frozen=True)
+class GlobalFlag:
+    flag: str
+
+
+@dataclass(frozen=True)
+class Path:
+    """``ancestor ->* descendant`` (reflexive)."""
+
+    ancestor: str
+    descendant: str
+
+
+@dataclass(frozen=True)
+class ArcExists:
+    head: str
+    dep: str
+
+
+@dataclass(frozen=True)
+class Length:
+    list: str
+    op: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Not:
+    item: "Pred"
+
+
+@dataclass(frozen=True)
+class All:
+    items: tuple["Pred", ...]
+
+
+@dataclass(frozen=True)
+class Any_:
+    items: tuple["Pred", ...]
+
+
+@dataclass(frozen=True)
+class Const:
+    value: bool
+
+
+Pred = Union[HasHead, IsRoot, TokenFlag, GlobalFlag, Path, ArcExists, Length, Not, All, Any_, Const]
+
+TRUE = Const(True)
+
+
+def conj(*preds: Pred) -> Pred:
+    """A flattened conjunction without redundant ``true``."""
+    items: list[Pred] = []
+    for p in preds:
+        if isinstance(p, All):
+            items.extend(p.items)
+        elif p != TRUE:
+            items.append(p)
+    if not items:
+        return TRUE
+    return items[0] if len(items) == 1 else All(tuple(items))
+
+
+def pred_text(p: Pred) -> str:
+    """A readable rendering in spec syntax."""
+    if isinstance(p, HasHead):
+        return f"has_head({p.var})"
+    if isinstance(p, IsRoot):
+        return f"is_root({p.var})"
+    if isinstance(p, TokenFlag):
+        return f"{p.flag}[{p.var}]"
+    if isinstance(p, GlobalFlag):
+        return p.flag
+    if isinstance(p, Path):
+        return f"{p.ancestor} ->* {p.descendant}"
+    if isinstance(p, ArcExists):
+        return f"{p.head} -> {p.dep}"
+    if isinstance(p, Length):
+        return f"len({p.list}) {p.op} {p.value}"
+    if isinstance(p, Not):
+        return f"not {pred_text(p.item)}" if not isinstance(p.item, (All, Any_)) else f"not ({pred_text(p.item)})"
+    if isinstance(p, All):
+        return " and ".join(_paren(i) for i in p.items)
+    if isinstance(p, Any_):
+        return " or ".join(_paren(i) for i in p.items)
+    if isinstance(p, Const):
+        return "true" if p.value else "false"
+    raise TypeError(p)
+
+
+def _paren(p: Pred) -> str:
+    return f"({pred_text(p)})" if isinstance(p, (All, Any_)) else pred_text(p)
+
+
+def pred_json(p: Pred):
+    """A JSON-ready tree: ``[op, args...]``."""
+    if isinstance(p, (Not,)):
+        return ["not", pred_json(p.item)]
+    if isinstance(p, All):
+        return ["and", *[pred_json(i) for i in p.items]]
+    if isinstance(p, Any_):
+        return ["or", *[pred_json(i) for i in p.items]]
+    if isinstance(p, Const):
+        return p.value
+    name = {HasHead: "has_head", IsRoot: "is_root", TokenFlag: "token_flag", GlobalFlag: "global_flag",
+            Path: "path", ArcExists: "arc", Length: "len"}[type(p)]
+    return [name, *[getattr(p, f) for f in p.__dataclass_fields__]]
+
+
+# ---- effects ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ArcOp:
+    """Add ``head -> dep``.
+
+    ``overwrite``: replace an existing head of ``dep`` (otherwise ``dep`` must be
+    headless, an implicit guard).  ``break_cycle``: when ``dep ->* head`` already
+    holds, the arc into ``head`` is removed first, so no cycle closes.
+    """
+
+    head: str
+    dep: str
+    labeled: bool = True
+    overwrite: bool = False
+    break_cycle: bool = False
+
+
+@dataclass(frozen=True)
+class SetFlag:
+    """Assign a flag after the lists are rebuilt; ``var`` None for a global flag."""
+
+    flag: str
+    var: Optional[str]
+    value: Pred
+
+
+@dataclass(frozen=True)
+class Case:
+    """One rewrite: if the lists match and the guard holds, do arcs, rebuild, set flags."""
+
+    match: tuple[ListMatch, ...]
+    guard: Pred
+    implicit: Pred
+    arcs: tuple[ArcOp, ...]
+    result: tuple[tuple[Item, ...], ...]
+    sets: tuple[SetFlag, ...]
+    origin: Span
+
+    @property
+    def full_guard(self) -> Pred:
+        return conj(self.guard, self.implicit)
+
+
+@dataclass(frozen=True)
+class Action:
+    """A transition the parser chooses: its first matching case applies."""
+
+    name: str
+    cls: str
+    cases: tuple[Case, ...]
+    origin: Span
+    doc: str = ""
+    family: str = ""
+    indexes: tuple[int, ...] = ()
+
+    @property
+    def labeled(self) -> bool:
+        return any(a.labeled for c in self.cases for a in c.arcs)
+
+
+@dataclass(frozen=True)
+class Terminal:
+    match: tuple[ListMatch, ...]
+    guard: Pred
+    origin: Span
+
+
+@dataclass(frozen=True)
+class Initial:
+    """Initial lists as items ``root`` and ``words``; ``split`` re-cuts the sequence after N tokens."""
+
+    lists: tuple[tuple[str, ...], ...]
+    split: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class ListDecl:
+    name: str
+    open_end: str  # "R" (stack-like: the top is the last element) or "L" (buffer-like)
+
+
+TREE_CLASSES = ("projective", "nonprojective", "dag", "projective-dag", "any")
+
+
+@dataclass(frozen=True)
+class System:
+    """A checked, lowered transition system (see module docstring)."""
+
+    name: str
+    title: str
+    cite: str
+    produces: str
+    covers: str
+    root: str  # "left" | "right" | "none"
+    lists: tuple[ListDecl, ...]
+    token_flags: tuple[tuple[str, bool], ...]
+    global_flags: tuple[tuple[str, bool], ...]
+    multihead: bool
+    initial: Initial
+    terminal: Terminal
+    attach_headless_to_root: bool
+    params: tuple[tuple[str, Optional[int]], ...]
+    source_file: str
+    source_hash: str
+    style: str  # "control-parameters" | "rewrite"
+    settings: tuple[tuple[str, object], ...] = ()
+    fixed_actions: Optional[tuple[Action, ...]] = None
+    instantiate: Optional[Callable[[int], tuple[Action, ...]]] = field(default=None, compare=False, repr=False)
+    sources: tuple[str, ...] = ()
+
+    @property
+    def unbounded(self) -> bool:
+        """True when the action set grows with the sentence (capacity ``inf`` with indexes)."""
+        return self.fixed_actions is None
+
+    def actions_for(self, n_tokens: int) -> tuple[Action, ...]:
+        """The concrete actions for a configuration with ``n_tokens`` tokens (root included)."""
+        if self.fixed_actions is not None:
+            return self.fixed_actions
+        return self.instantiate(max(n_tokens, 1))
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        if self.fixed_actions is None:
+            raise ValueError(f"{self.name}: capacity is unbounded; use actions_for(n)")
+        return self.fixed_actions
+
+    def list_index(self, name: str) -> int:
+        for k, decl in enumerate(self.lists):
+            if decl.name == name:
+                return k
+        raise KeyError(name)
+
+    @property
+    def param_dict(self) -> dict[str, Optional[int]]:
+        return dict(self.params)
+
+
+def items_text(items: tuple[Item, ...], open_end: str = "R") -> str:
+    if not items:
+        return "[]"
+    parts = []
+    for it in items:
+        if isinstance(it, Tok):
+            parts.append(it.var)
+        elif isinstance(it, Rest):
+            parts.append(it.list)
+        else:
+            parts.append(f"{it.var}{{{it.length}}}")
+    body = "|".join(parts)
+    return body if any(isinstance(i, Rest) for i in items) else f"[{body}]"

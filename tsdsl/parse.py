@@ -1,0 +1,387 @@
+"""Parse spec text into the AST (the only module that imports lark).
+
+Syntax errors become :class:`SpecSyntaxError` with ``file:line:col``, the
+source line, a caret, the expected tokens by their user-facing names and, where
+one of the known mistakes in :data:`SPEC_ERRORS` matches, a plain-words label.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Optional
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from . import spec as S
+from .errors import Diagnostic, Span, SpecSyntaxError, source_line
+
+# Known mistakes: a label and malformed snippets that produce it.  The parser
+# maps a failure to the label whose example fails in the same parser state
+# (lark's match_examples); tests loop over this table so the two cannot drift.
+SPEC_ERRORS: dict[str, list[str]] = {
+    "a spec must start with `system NAME`": [
+        "cite \"x\"\n",
+        "capacity 2\n",
+    ],
+    "missing `=>` between the two sides of a rewrite rule": [
+        "system x\nA : (σ, β) (σ, β)\n",
+        "system x\nA : (σ, β)\n",
+    ],
+    "a configuration must be written in parentheses, e.g. (σ|s, b|β)": [
+        "system x\nA : σ|s, β => (σ, β)\n",
+        "system x\nA : (σ, β) => σ, β\n",
+        "system x\nterminal σ, []\n",
+    ],
+    "unclosed parenthesis in a configuration": [
+        "system x\nA : (σ, β => (σ, β)\n",
+        "system x\nA : (σ, β) => (σ, β\n",
+    ],
+    "an arc is written `arc HEAD -> DEPENDENT`": [
+        "system x\nA : (σ|s, b|β) => (σ, b|β) arc b s\n",
+        "system x\nA : (σ|s, b|β) => (σ, b|β) arc -> s\n",
+    ],
+    "a control-parameter transition needs a base operation after `=` (←, →, −, + or left_arc, right_arc, reduce, shift)": [
+        "system x\nA =\n",
+        "system x\nA = {B: false}\n",
+    ],
+    "control parameters are written {KEY: VALUE, ...}": [
+        "system x\nA = ← {B false}\n",
+        "system x\nA = ← {B: }\n",
+        "system x\nA = ← {B: false\n",
+    ],
+    "a guard after `if` is missing or incomplete": [
+        "system x\nA : (σ, β) => (σ, β) if\n",
+        "system x\nA : (σ, β) => (σ, β) if not\n",
+        "system x\nA : (σ, β) => (σ, β) if has_head(s) and\n",
+    ],
+    "a string must be in double quotes and end on the same line": [
+        "system x\ncite \"abc\n",
+        "system x\ncite abc\n",
+    ],
+    "a number or parameter expression is expected": [
+        "system x\ncapacity\n",
+        "system x\ncapacity 2 +\n",
+        "system x\nparam N =\n",
+    ],
+}
+
+_FRIENDLY = {
+    "NAME": "a name", "STRING": "a quoted string", "INT": "a number", "_NL": "end of line",
+    "$END": "end of file", "BOOL": "true/false", "INF": "inf", "WORDS": "1..n",
+    "RARROW": "'->'", "LARROW": "'<-'", "PATH": "'->*'", "_RULE_ARROW": "'=>'",
+    "CMP": "a comparison (==, >=, ...)", "ADDOP": "'+' or '-'", "MULOP": "'*'",
+    "MINUS": "'−'", "STAR": "'★'", "SEP": "'|'", "_CONT": "'|' (another case)",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def _grammar_text() -> str:
+    try:
+        from importlib.resources import files
+
+        return files("tsdsl.grammars").joinpath("ts.lark").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):  # running from a source tree
+        return (Path(__file__).resolve().parent.parent / "grammars" / "ts.lark").read_text(
+            encoding="utf-8"
+        )
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Lark:
+    return Lark(_grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+
+def parse_spec(text: str, file: str = "<spec>") -> S.Spec:
+    """Parse spec ``text`` (from ``file``) into an AST.
+
+    Raises:
+        SpecSyntaxError: the text does not follow the grammar.
+    """
+    if not text.endswith("\n"):
+        text += "\n"
+    try:
+        tree = _parser().parse(text)
+    except UnexpectedInput as exc:
+        raise SpecSyntaxError([_syntax_diagnostic(exc, text, file)]) from None
+    return _ToAST(file, text).transform(tree)
+
+
+def parse_file(path: str | Path) -> S.Spec:
+    """Read and parse a spec file; an unreadable file is a SpecSyntaxError too."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecSyntaxError([Diagnostic("TS001", "no such spec file", Span(str(p), 0, 0))]) from None
+    except UnicodeDecodeError as exc:
+        raise SpecSyntaxError(
+            [Diagnostic("TS002", f"spec is not valid UTF-8 ({exc.reason} at byte {exc.start})", Span(str(p), 0, 0))]
+        ) from None
+    except OSError as exc:
+        raise SpecSyntaxError([Diagnostic("TS001", f"cannot read spec: {exc.strerror}", Span(str(p), 0, 0))]) from None
+    return parse_spec(text, str(p))
+
+
+def _syntax_diagnostic(exc: UnexpectedInput, text: str, file: str) -> Diagnostic:
+    line = getattr(exc, "line", 0) or 0
+    col = getattr(exc, "column", 0) or 0
+    if isinstance(exc, UnexpectedEOF) or line <= 0:
+        lines = text.splitlines() or [""]
+        line, col = len(lines), len(lines[-1]) + 1
+    label = _match_label(exc, text)
+    if isinstance(exc, UnexpectedCharacters):
+        found = f"unexpected character {text[exc.pos_in_stream]!r}"
+        expected = _friendly(exc.allowed or ())
+    elif isinstance(exc, UnexpectedToken):
+        tok = exc.token
+        found = "unexpected end of line" if tok.type == "_NL" else (
+            "unexpected end of file" if tok.type == "$END" else f"unexpected {tok.value!r}")
+        expected = _friendly(exc.accepts or exc.expected or ())
+    else:
+        found = "unexpected end of file"
+        expected = _friendly(getattr(exc, "expected", ()) or ())
+    message = f"{label} ({found})" if label else found
+    return Diagnostic("TS100", message, Span(file, line, col), expected, source_line(text, line))
+
+
+def _match_label(exc: UnexpectedInput, text: str) -> Optional[str]:
+    try:
+        return exc.match_examples(_parser().parse, SPEC_ERRORS, use_accepts=True)
+    except Exception:  # a label is a courtesy; never let it hide the real error
+        return None
+
+
+def _friendly(names) -> tuple[str, ...]:
+    out = []
+    parser = _parser()
+    for name in sorted(set(names)):
+        if name in _FRIENDLY:
+            out.append(_FRIENDLY[name])
+            continue
+        try:
+            term = parser.get_terminal(name)
+            value = term.pattern.value
+            out.append(repr(value) if term.pattern.type == "str" else name)
+        except KeyError:
+            out.append(name)
+    return tuple(sorted(set(out)))
+
+
+def _unquote(s: str) -> str:
+    body = s[1:-1]
+    return body.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8") if "\\" in body else body
+
+
+@v_args(meta=True)
+class _ToAST(Transformer):
+    """Lark tree to :mod:`tsdsl.spec` dataclasses; method names equal rule names."""
+
+    def __init__(self, file: str, text: str):
+        super().__init__()
+        self.file = file
+        self.text = text
+
+    def _span(self, meta) -> Span:
+        if getattr(meta, "empty", True):
+            return Span(self.file, 0, 0)
+        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _tspan(self, tok: Token) -> Span:
+        return Span(self.file, tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column)
+
+    def _name(self, tok: Token) -> tuple[str, Span]:
+        return S.ascii_name(str(tok)), self._tspan(tok)
+
+    # ---- top level ----
+    def start(self, meta, items):
+        header = items[0]
+        name, title, span = header
+        return S.Spec(name, title, self.file, self.text, tuple(items[1:]), span)
+
+    def system_header(self, meta, items):
+        name, title = items
+        return (S.ascii_name(str(name)), _unquote(str(title)) if title is not None else None, self._span(meta))
+
+    def cite(self, meta, items):
+        return S.Cite(_unquote(str(items[0])), self._span(meta))
+
+    def produces(self, meta, items):
+        cls, covers = items
+        return S.Produces(str(cls), str(covers) if covers is not None else None, self._span(meta))
+
+    def root(self, meta, items):
+        return S.RootPos(str(items[0]), self._tspan(items[0]))
+
+    def extends(self, meta, items):
+        return S.Extends(_unquote(str(items[0])), self._span(meta))
+
+    def param(self, meta, items):
+        return S.Param(str(items[0]), items[1], self._span(meta))
+
+    def capacity(self, meta, items):
+        return S.Setting("capacity", items[0], self._span(meta))
+
+    def distance(self, meta, items):
+        return S.Setting("distance", items[0], self._span(meta))
+
+    def start_fill(self, meta, items):
+        return S.Setting("start", items[0], self._span(meta))
+
+    def periphery(self, meta, items):
+        return S.Periphery(str(items[0]), self._tspan(items[0]))
+
+    def multihead(self, meta, items):
+        return S.Multihead(self._span(meta))
+
+    def flag_index(self, meta, items):
+        return items[0]
+
+    def flag(self, meta, items):
+        name, index, default = items
+        return S.FlagDecl(
+            S.ascii_name(str(name)),
+            S.ascii_name(str(index)) if index is not None else None,
+            default is not None and str(default) == "true",
+            self._span(meta),
+        )
+
+    def lists(self, meta, items):
+        return S.ListsDecl(tuple(self._name(t) for t in items), self._span(meta))
+
+    def initial(self, meta, items):
+        return S.Initial(items[0], self._span(meta))
+
+    def terminal(self, meta, items):
+        config, guard = items
+        return S.Terminal(config, guard[1] if guard is not None else None, self._span(meta))
+
+    def finally_(self, meta, items):
+        return S.Finally(tuple(str(t) for t in items), self._span(meta))
+
+    def drop(self, meta, items):
+        return S.Drop(str(items[0]), self._span(meta))
+
+    # ---- control-parameter transitions ----
+    def cp_base(self, meta, items):
+        return str(items[0])
+
+    def cp_star(self, meta, items):
+        return "*"
+
+    def cp_params(self, meta, items):
+        return tuple(i for i in items if i is not None)
+
+    def cp_param(self, meta, items):
+        return S.CPParam(str(items[0]), str(items[1]), self._span(meta))
+
+    def class_clause(self, meta, items):
+        return ("class", (str(items[0]), self._tspan(items[0])))
+
+    def cp_transition(self, meta, items):
+        name, base, _star, params, cls = items
+        classes = (cls[1],) if cls is not None else ()
+        return S.CPTransition(str(name), base, params or (), classes, self._span(meta))
+
+    # ---- rewrite rules ----
+    def rule_transition(self, meta, items):
+        return S.RuleTransition(str(items[0]), tuple(items[1:]), self._span(meta))
+
+    def case(self, meta, items):
+        lhs, rhs, *clauses = items
+        guards, arcs, assigns, classes = [], [], [], []
+        for kind, value in clauses:
+            {"if": guards, "arc": arcs, "then": assigns, "class": classes}[kind].append(value)
+        flat_assigns = tuple(a for group in assigns for a in group)
+        return S.RuleCase(lhs, rhs, tuple(guards), tuple(arcs), flat_assigns, tuple(classes), self._span(meta))
+
+    def guard_clause(self, meta, items):
+        return ("if", items[0])
+
+    def arc_dir(self, meta, items):
+        return "<-" if str(items[0]) in ("<-", "←") else "->"
+
+    def arc_clause(self, meta, items):
+        a, direction, b, *opts = items
+        head, dep = (a, b) if direction == "->" else (b, a)
+        return ("arc", S.ArcClause(S.ascii_name(str(head)), S.ascii_name(str(dep)),
+                                   tuple((str(o), self._tspan(o)) for o in opts), self._span(meta)))
+
+    def then_clause(self, meta, items):
+        return ("then", tuple(items))
+
+    def assign(self, meta, items):
+        name, index, value = items
+        return S.AssignClause(S.ascii_name(str(name)), S.ascii_name(str(index)) if index is not None else None,
+                              value, self._span(meta))
+
+    def config(self, meta, items):
+        return S.ConfigPat(tuple(items), self._span(meta))
+
+    def empty_list(self, meta, items):
+        return S.ListPat("empty", (), self._span(meta))
+
+    def exact_list(self, meta, items):
+        return S.ListPat("exact", items[0], self._span(meta))
+
+    def open_list(self, meta, items):
+        return S.ListPat("open", items[0], self._span(meta))
+
+    def seq(self, meta, items):
+        return tuple(
+            S.PatItem("1..n" if t.type == "WORDS" else S.ascii_name(str(t)), self._tspan(t))
+            for t in items if t.type != "SEP"
+        )
+
+    # ---- guards ----
+    def call(self, meta, items):
+        name, *args = items
+        return S.GCall(str(name), tuple(self._name(a) for a in args if a is not None), self._span(meta))
+
+    def compare(self, meta, items):
+        call, op, value = items
+        return S.GCompare(call, "==" if str(op) == "=" else str(op), value, self._span(meta))
+
+    def path(self, meta, items):
+        return S.GPath(S.ascii_name(str(items[0])), S.ascii_name(str(items[2])), self._span(meta))
+
+    def arc_exists(self, meta, items):
+        return S.GArc(S.ascii_name(str(items[0])), S.ascii_name(str(items[2])), self._span(meta))
+
+    def token_flag(self, meta, items):
+        return S.GTokenFlag(S.ascii_name(str(items[0])), S.ascii_name(str(items[1])), self._span(meta))
+
+    def global_flag(self, meta, items):
+        return S.GGlobalFlag(S.ascii_name(str(items[0])), self._span(meta))
+
+    def const(self, meta, items):
+        return S.GConst(str(items[0]) == "true", self._span(meta))
+
+    def not_(self, meta, items):
+        return S.GNot(items[0], self._span(meta))
+
+    def and_(self, meta, items):
+        return items[0] if len(items) == 1 else S.GAnd(tuple(items), self._span(meta))
+
+    def or_(self, meta, items):
+        return items[0] if len(items) == 1 else S.GOr(tuple(items), self._span(meta))
+
+    # ---- integer expressions ----
+    def int_(self, meta, items):
+        return S.IntLit(int(items[0]), self._span(meta))
+
+    def inf_(self, meta, items):
+        return S.InfLit(self._span(meta))
+
+    def ref_(self, meta, items):
+        return S.ParamRef(str(items[0]), self._span(meta))
+
+    def _fold(self, meta, items):
+        node = items[0]
+        for i in range(1, len(items), 2):
+            node = S.BinOp(str(items[i]), node, items[i + 1], self._span(meta))
+        return node
+
+    sum_ = _fold
+    product_ = _fold

@@ -1,0 +1,140 @@
+"""Readable and JSON renderings of a lowered system (what `tsdsl show` prints)."""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from . import ir
+
+
+def _loc(span) -> str:
+    return f"{span.file}:{span.line}"
+
+
+def _match_text(system: ir.System, match: tuple[ir.ListMatch, ...]) -> str:
+    return "(" + ", ".join(ir.items_text(m.items) for m in match) + ")"
+
+
+def _result_text(system: ir.System, result) -> str:
+    return "(" + ", ".join(ir.items_text(items) for items in result) + ")"
+
+
+def _arc_text(op: ir.ArcOp) -> str:
+    opts = [o for o, on in (("overwrite", op.overwrite), ("break_cycle", op.break_cycle),
+                            ("unlabeled", not op.labeled)) if on]
+    return f"{op.head} -> {op.dep}" + ("  " + " ".join(opts) if opts else "")
+
+
+def _set_text(s: ir.SetFlag) -> str:
+    target = f"{s.flag}[{s.var}]" if s.var else s.flag
+    return f"{target} := {ir.pred_text(s.value)}"
+
+
+def render_text(system: ir.System, n: Optional[int] = None) -> str:
+    """Every instantiated action with its cases, guards (explicit and implicit) and effects."""
+    lines = [
+        f"system {system.name}: {system.title}",
+        f"  cite       {system.cite or '-'}",
+        f"  style      {system.style}",
+        f"  produces   {system.produces}" + (f" (covers {system.covers})" if system.covers != system.produces else ""),
+        f"  root       {system.root}",
+        f"  lists      " + ", ".join(f"{d.name} (open {'right' if d.open_end == 'R' else 'left'})"
+                                      for d in system.lists),
+    ]
+    if system.params:
+        lines.append("  params     " + ", ".join(f"{k}={_num(v)}" for k, v in system.params))
+    if system.settings:
+        lines.append("  settings   " + ", ".join(f"{k}={_num(v) if not isinstance(v, str) else v}"
+                                                 for k, v in system.settings))
+    if system.token_flags or system.global_flags:
+        flags = [f"{k}[token]={str(v).lower()}" for k, v in system.token_flags]
+        flags += [f"{k}={str(v).lower()}" for k, v in system.global_flags]
+        lines.append("  flags      " + ", ".join(flags))
+    if system.multihead:
+        lines.append("  multihead  yes (no single-head rule)")
+    init = ", ".join("[" + "|".join("1..n" if i == "words" else i for i in items) + "]"
+                     for items in system.initial.lists)
+    split = f"  then split after {system.initial.split} tokens" if system.initial.split is not None and \
+        system.initial.split < 10**9 else ""
+    lines.append(f"  initial    ({init}){split}")
+    t = system.terminal
+    guard = "" if t.guard == ir.TRUE else f" if {ir.pred_text(t.guard)}"
+    lines.append(f"  terminal   {_match_text(system, t.match)}{guard}")
+    if system.attach_headless_to_root:
+        lines.append("  finally    attach headless to root")
+    actions = system.actions_for(n or 6) if system.unbounded else system.actions
+    note = f" (capacity inf: instantiated for {n or 6} tokens)" if system.unbounded else ""
+    lines.append(f"actions: {len(actions)}{note}")
+    for a in actions:
+        cls = f"  class {a.cls}" if a.cls != a.name else ""
+        lines.append(f"  {a.name}{cls}   [{_loc(a.origin)}]")
+        for k, c in enumerate(a.cases):
+            prefix = "    " if len(a.cases) == 1 else f"    case {k + 1}: "
+            lines.append(f"{prefix}{_match_text(system, c.match)} => {_result_text(system, c.result)}")
+            if c.guard != ir.TRUE:
+                lines.append(f"      if        {ir.pred_text(c.guard)}")
+            if c.implicit != ir.TRUE:
+                lines.append(f"      implicit  {ir.pred_text(c.implicit)}")
+            for op in c.arcs:
+                lines.append(f"      arc       {_arc_text(op)}")
+            for s in c.sets:
+                lines.append(f"      then      {_set_text(s)}")
+    return "\n".join(lines)
+
+
+def _items_json(items) -> list:
+    out = []
+    for it in items:
+        if isinstance(it, ir.Tok):
+            out.append({"token": it.var})
+        elif isinstance(it, ir.Rest):
+            out.append({"rest": it.list})
+        else:
+            out.append({"block": it.var, "length": it.length})
+    return out
+
+
+def to_json_dict(system: ir.System, n: Optional[int] = None) -> dict:
+    actions = system.actions_for(n or 6) if system.unbounded else system.actions
+    return {
+        "name": system.name, "title": system.title, "cite": system.cite, "style": system.style,
+        "produces": system.produces, "covers": system.covers, "root": system.root,
+        "lists": [{"name": d.name, "open_end": "right" if d.open_end == "R" else "left"} for d in system.lists],
+        "params": dict(system.params), "settings": dict(system.settings),
+        "token_flags": dict(system.token_flags), "global_flags": dict(system.global_flags),
+        "multihead": system.multihead,
+        "initial": {"lists": [list(i) for i in system.initial.lists], "split": system.initial.split},
+        "terminal": {"match": {m.list: _items_json(m.items) for m in system.terminal.match},
+                     "guard": ir.pred_json(system.terminal.guard)},
+        "finally": ["attach headless to root"] if system.attach_headless_to_root else [],
+        "unbounded": system.unbounded, "instantiated_for_tokens": (n or 6) if system.unbounded else None,
+        "source": {"file": system.source_file, "sha256": system.source_hash, "chain": list(system.sources)},
+        "actions": [
+            {
+                "name": a.name, "class": a.cls, "family": a.family, "indexes": list(a.indexes),
+                "labeled": a.labeled, "origin": _loc(a.origin),
+                "cases": [
+                    {
+                        "match": {m.list: _items_json(m.items) for m in c.match},
+                        "guard": ir.pred_json(c.guard), "implicit": ir.pred_json(c.implicit),
+                        "arcs": [{"head": o.head, "dep": o.dep, "labeled": o.labeled, "overwrite": o.overwrite,
+                                  "break_cycle": o.break_cycle} for o in c.arcs],
+                        "result": {system.lists[k].name: _items_json(items) for k, items in enumerate(c.result)},
+                        "sets": [{"flag": s.flag, "token": s.var, "value": ir.pred_json(s.value)} for s in c.sets],
+                        "origin": _loc(c.origin),
+                    }
+                    for c in a.cases
+                ],
+            }
+            for a in actions
+        ],
+    }
+
+
+def render_json(system: ir.System, n: Optional[int] = None) -> str:
+    return json.dumps(to_json_dict(system, n), indent=2, ensure_ascii=False)
+
+
+def _num(v) -> str:
+    return "inf" if v is None else str(v)

@@ -1,0 +1,306 @@
+"""The spec AST: frozen dataclasses produced by the parser, one per construct.
+
+The AST stays close to the surface text (names as written, unevaluated
+expressions, every node with its :class:`~tsdsl.errors.Span`) so that the
+checker can point at the exact place of a mistake. ``check.py`` turns it into
+the IR; nothing else reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from .errors import Span
+
+GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",
+    "λ": "lambda", "μ": "mu", "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau",
+    "υ": "upsilon", "ω": "omega", "Σ": "Sigma", "Λ": "Lambda", "Β": "Beta",
+}
+
+
+def ascii_name(name: str) -> str:
+    """Spell Greek letters in ASCII, so ``λ1`` and ``lambda1`` are one name."""
+    return "".join(GREEK.get(ch, ch) for ch in name)
+
+
+# ---- integer expressions ----------------------------------------------------
+@dataclass(frozen=True)
+class IntLit:
+    value: int
+    span: Span
+
+
+@dataclass(frozen=True)
+class InfLit:
+    span: Span
+
+
+@dataclass(frozen=True)
+class ParamRef:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str
+    left: "Expr"
+    right: "Expr"
+    span: Span
+
+
+Expr = Union[IntLit, InfLit, ParamRef, BinOp]
+
+
+# ---- guards -----------------------------------------------------------------
+@dataclass(frozen=True)
+class GCall:
+    name: str
+    args: tuple[tuple[str, Span], ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class GCompare:
+    call: GCall
+    op: str
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class GPath:
+    ancestor: str
+    descendant: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class GArc:
+    head: str
+    dep: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class GTokenFlag:
+    flag: str
+    var: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class GGlobalFlag:
+    flag: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class GConst:
+    value: bool
+    span: Span
+
+
+@dataclass(frozen=True)
+class GNot:
+    item: "Guard"
+    span: Span
+
+
+@dataclass(frozen=True)
+class GAnd:
+    items: tuple["Guard", ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class GOr:
+    items: tuple["Guard", ...]
+    span: Span
+
+
+Guard = Union[GCall, GCompare, GPath, GArc, GTokenFlag, GGlobalFlag, GConst, GNot, GAnd, GOr]
+
+
+# ---- configurations and rules -------------------------------------------------
+@dataclass(frozen=True)
+class PatItem:
+    """A name inside a list pattern: a token variable, a list name, or ``1..n``."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class ListPat:
+    kind: str  # "empty" | "exact" | "open"
+    items: tuple[PatItem, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class ConfigPat:
+    lists: tuple[ListPat, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class ArcClause:
+    head: str
+    dep: str
+    options: tuple[tuple[str, Span], ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class AssignClause:
+    flag: str
+    index: Optional[str]
+    value: Guard
+    span: Span
+
+
+@dataclass(frozen=True)
+class RuleCase:
+    lhs: ConfigPat
+    rhs: ConfigPat
+    guards: tuple[Guard, ...]
+    arcs: tuple[ArcClause, ...]
+    assigns: tuple[AssignClause, ...]
+    classes: tuple[tuple[str, Span], ...]
+    span: Span
+
+
+# ---- statements -------------------------------------------------------------
+@dataclass(frozen=True)
+class Cite:
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Produces:
+    tree_class: str
+    covers: Optional[str]
+    span: Span
+
+
+@dataclass(frozen=True)
+class RootPos:
+    position: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Extends:
+    path: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A global numeric setting: capacity, distance or start."""
+
+    key: str
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Periphery:
+    reading: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Multihead:
+    span: Span
+
+
+@dataclass(frozen=True)
+class FlagDecl:
+    name: str
+    index: Optional[str]
+    default: bool
+    span: Span
+
+
+@dataclass(frozen=True)
+class ListsDecl:
+    names: tuple[tuple[str, Span], ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Initial:
+    config: ConfigPat
+    span: Span
+
+
+@dataclass(frozen=True)
+class Terminal:
+    config: ConfigPat
+    guard: Optional[Guard]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Finally:
+    words: tuple[str, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Drop:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class CPParam:
+    key: str
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class CPTransition:
+    name: str
+    base: str
+    params: tuple[CPParam, ...]
+    classes: tuple[tuple[str, Span], ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class RuleTransition:
+    name: str
+    cases: tuple[RuleCase, ...]
+    span: Span
+
+
+Statement = Union[
+    Cite, Produces, RootPos, Extends, Param, Setting, Periphery, Multihead, FlagDecl,
+    ListsDecl, Initial, Terminal, Finally, Drop, CPTransition, RuleTransition,
+]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One parsed spec file: its header and statements in source order."""
+
+    name: str
+    title: Optional[str]
+    file: str
+    text: str
+    statements: tuple[Statement, ...]
+    span: Span

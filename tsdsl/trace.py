@@ -1,0 +1,92 @@
+"""Step tables of a derivation: what `tsdsl trace` prints (SLP3 Figs. 18.7, 18.9 style)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from .errors import UsageError
+from .interp import Config, Interpreter
+
+
+@dataclass(frozen=True)
+class Step:
+    """One row: the configuration before ``action`` and the arcs it added/removed."""
+
+    index: int
+    lists: tuple[tuple[str, ...], ...]
+    action: Optional[str]
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    costs: Optional[dict] = None
+
+
+class TraceError(UsageError):
+    """An action in the sequence is illegal; carries the steps done so far."""
+
+    def __init__(self, message: str, steps: list[Step], list_names: Sequence[str]):
+        super().__init__(message)
+        self.steps = steps
+        self.list_names = tuple(list_names)
+
+
+def run_trace(it: Interpreter, words: Sequence[str], actions: Sequence[str]) -> tuple[list[Step], Config]:
+    """Apply ``actions`` to the initial configuration of ``words``, recording each step.
+
+    Raises:
+        TraceError: an action is unknown or not legal where it is used.
+    """
+    c = it.initial(len(words))
+    steps: list[Step] = []
+    names = [d.name for d in it.system.lists]
+    for k, action in enumerate(actions):
+        view = _lists_view(it, c, words)
+        legal = it.legal(c)
+        if action.split(":", 1)[0] not in legal:
+            steps.append(Step(k, view, None, (), ()))
+            why = "the configuration is terminal" if it.is_terminal(c) else (
+                "legal here: " + (", ".join(legal) if legal else "nothing (dead end)"))
+            raise TraceError(f"step {k}: {action} is not legal ({why})", steps, names)
+        before = _labeled_arcs(it, c)
+        it.apply(c, action)
+        after = _labeled_arcs(it, c)
+        steps.append(Step(k, view, action, _arc_strs(it, c, words, after - before),
+                          _arc_strs(it, c, words, before - after)))
+    steps.append(Step(len(actions), _lists_view(it, c, words), None, (), ()))
+    return steps, c
+
+
+def _labeled_arcs(it: Interpreter, c: Config) -> set[tuple[int, int, Optional[str]]]:
+    if c.multi is not None:
+        return {(h, d, c.labels[d]) for d in range(len(c.multi)) for h in c.multi[d]}
+    return {(h, d, c.labels[d]) for d, h in enumerate(c.heads) if h >= 0}
+
+
+def _arc_strs(it: Interpreter, c: Config, words, arcs) -> tuple[str, ...]:
+    out = []
+    for h, d, lab in sorted(arcs, key=lambda a: (a[1], a[0])):
+        arrow = f" -{lab}-> " if lab else " -> "
+        out.append(f"{it.token_name(c, h, words)}{arrow}{it.token_name(c, d, words)}")
+    return tuple(out)
+
+
+def _lists_view(it: Interpreter, c: Config, words) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(it.token_name(c, t, words) for t in lst) for lst in c.lists)
+
+
+def render_steps(steps: Sequence[Step], list_names: Sequence[str], *, terminal: bool = False) -> str:
+    """A fixed-width table: step, one column per list, action, arcs added (and removed)."""
+    header = ["step", *list_names, "action", "arc added"]
+    rows = []
+    for s in steps:
+        arcs = ", ".join(s.added) + ("".join(f" (removed {r})" for r in s.removed))
+        action = s.action or ("(terminal)" if terminal and s is steps[-1] else "")
+        row = [str(s.index), *("[" + ", ".join(lst) + "]" for lst in s.lists), action, arcs]
+        if s.costs is not None:
+            row.append(" ".join(f"{k}={v}" for k, v in s.costs.items()))
+        rows.append(row)
+    if any(s.costs is not None for s in steps):
+        header.append("costs")
+    width = [max(len(r[k]) if k < len(r) else 0 for r in rows + [header]) for k in range(len(header))]
+    fmt = lambda r: "  ".join(cell.ljust(width[k]) for k, cell in enumerate(r)).rstrip()
+    return "\n".join([fmt(header)] + [fmt(r) for r in rows])
