@@ -37,6 +37,7 @@ ARC_OPTIONS = {"overwrite": "overwrite", "break_cycle": "break_cycle", "break-cy
 TREE_CLASS_ALIASES = {"projective": "projective", "nonprojective": "nonprojective", "non-projective": "nonprojective",
                       "trees": "nonprojective", "dag": "dag", "projective-dag": "projective-dag", "any": "any"}
 FUNCTIONS = ("has_head", "is_root", "empty", "len", "path", "arc")
+MAX_CAPACITY = 64  # a finite K beyond this is rejected (K = inf instantiates per sentence instead)
 
 
 # ---------------------------------------------------------------------------------
@@ -89,17 +90,25 @@ def _load_chain(spec: S.Spec, sink: DiagnosticSink, seen: tuple[str, ...] = ()) 
 
 def _resolve_extends(name: str, base: Path) -> Optional[Path]:
     for cand in (base / name, base / f"{name}.ts", Path(name)):
-        if cand.is_file():
+        if _is_file(cand):
             return cand
     try:
         from importlib.resources import files
 
         packaged = files("tsdsl.systems").joinpath(name if name.endswith(".ts") else f"{name}.ts")
-        if packaged.is_file():
+        if _is_file(packaged):
             return Path(str(packaged))
     except ModuleNotFoundError:
         pass
     return None
+
+
+def _is_file(p) -> bool:
+    """``p.is_file()``, false instead of an OSError (name too long, permission denied...)."""
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _merge(chain: list[S.Spec], sink: DiagnosticSink) -> _Merged:
@@ -161,7 +170,7 @@ def load_system(path: str | Path, overrides: Optional[dict[str, int | None]] = N
         UsageError: an override names an unknown parameter.
     """
     p = Path(path)
-    if not p.is_file():
+    if not _is_file(p):
         packaged = _resolve_extends(str(path), Path.cwd())
         if packaged is not None:
             p = packaged
@@ -245,7 +254,10 @@ class _Lowerer:
             if short in ov and short not in self.m.params:
                 self.setting_values[key] = ov[short]
             elif st is not None:
-                self.setting_values[key] = self._eval(st.value)
+                before = len(self.sink.items)
+                value = self._eval(st.value)
+                if len(self.sink.items) == before:  # else already reported: no "K must be >= 1" cascade
+                    self.setting_values[key] = value
         for name in ("K", "D"):
             key = "capacity" if name == "K" else "distance"
             if name not in self.env and key in self.setting_values:
@@ -300,14 +312,14 @@ class _Lowerer:
         if st is None:
             return "any", "any"
         out = []
-        for value in (st.tree_class, st.covers or st.tree_class):
+        for value in (st.tree_class,) if st.covers is None else (st.tree_class, st.covers):
             if value not in TREE_CLASS_ALIASES:
                 self.err("TS213", f"unknown tree class {value!r}; use one of: {', '.join(sorted(TREE_CLASS_ALIASES))}",
                          st.span)
                 out.append("any")
             else:
                 out.append(TREE_CLASS_ALIASES[value])
-        return out[0], out[1]
+        return out[0], out[-1]
 
     def _finally(self) -> bool:
         st = self.m.singles.get("finally")
@@ -326,6 +338,10 @@ class _Lowerer:
         span_of = lambda key: self.m.singles[key].span if key in self.m.singles else self.m.header_span
         if "capacity" in sv and K is not None and K < 1:
             self.err("TS202", f"capacity K must be at least 1, not {K}", span_of("capacity"))
+            K = 2
+        elif K is not None and K > MAX_CAPACITY:  # K*K actions: a huge K would hang the checker
+            self.err("TS202", f"capacity K must be at most {MAX_CAPACITY}, not {K} (write `capacity inf` for an "
+                              "unbounded capacity)", span_of("capacity"))
             K = 2
         if D is None:
             D = 10**9

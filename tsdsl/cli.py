@@ -44,7 +44,26 @@ def parse_overrides(items: Optional[Sequence[str]]) -> dict[str, Optional[int]]:
 
 
 def _split_actions(text: str) -> list[str]:
-    return [a for a in text.replace(",", " ").split() if a]
+    """Split on spaces and commas, except inside an index list: ``LEFT-ARC(3, 2)`` is one action."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+        elif depth and ch.isspace():
+            continue
+        elif not depth and (ch == "," or ch.isspace()):
+            if cur:
+                out.append("".join(cur))
+                cur = []
+            continue
+        cur.append(ch)
+    if cur:
+        out.append("".join(cur))
+    return out
 
 
 def cmd_check(args) -> int:
@@ -140,14 +159,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise
         print(f"tsdsl: {exc}" if isinstance(exc, UsageError) else str(exc), file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # e.g. `tsdsl show ... | head`; before OSError, its base class
+        sys.stderr.close()
+        return 0
     except OSError as exc:
         if args.debug:
             raise
         print(f"tsdsl: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 1
-    except BrokenPipeError:  # e.g. `tsdsl show ... | head`
-        sys.stderr.close()
-        return 0
     except KeyboardInterrupt:
         return 130
 

@@ -8,11 +8,12 @@ one of the known mistakes in :data:`SPEC_ERRORS` matches, a plain-words label.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Optional
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import spec as S
 from .errors import Diagnostic, Span, SpecSyntaxError, source_line
@@ -105,7 +106,36 @@ def parse_spec(text: str, file: str = "<spec>") -> S.Spec:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
         raise SpecSyntaxError([_syntax_diagnostic(exc, text, file)]) from None
-    return _ToAST(file, text).transform(tree)
+    _check_nesting(tree, text, file)
+    try:
+        return _ToAST(file, text).transform(tree)
+    except VisitError as exc:  # a located SpecSyntaxError raised by a transformer method
+        if isinstance(exc.orig_exc, SpecSyntaxError):
+            raise exc.orig_exc from None
+        raise
+
+
+# Deeper nesting (parentheses, `not not ...`, or long `a + b + ...` chains, which
+# become nested operations) would exhaust Python's recursion limit in the
+# transformer and the checker; no real spec comes near it.
+MAX_NESTING = 100
+
+
+def _check_nesting(tree: Tree, text: str, file: str) -> None:
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, Tree):
+            continue
+        depth += max(1, len(node.children) // 2) if node.data in ("sum_", "product_") else 1
+        if depth > MAX_NESTING:
+            meta = node.meta
+            line, col = (0, 0) if getattr(meta, "empty", True) else (meta.line, meta.column)
+            raise SpecSyntaxError([Diagnostic(
+                "TS101", "expression or guard nested too deeply (too many parentheses, `not`s or chained "
+                "operators); simplify it",
+                Span(file, line, col), (), source_line(text, line))])
+        stack.extend((child, depth) for child in node.children)
 
 
 def parse_file(path: str | Path) -> S.Spec:
@@ -116,8 +146,15 @@ def parse_file(path: str | Path) -> S.Spec:
     except FileNotFoundError:
         raise SpecSyntaxError([Diagnostic("TS001", "no such spec file", Span(str(p), 0, 0))]) from None
     except UnicodeDecodeError as exc:
+        # point at the bad byte: its line, and its column among the characters before it
+        before = exc.object[: exc.start]
+        line = before.count(b"\n") + 1
+        start = before.rfind(b"\n") + 1
+        col = len(before[start:].decode("utf-8", errors="replace")) + 1
+        shown = exc.object[start:].split(b"\n", 1)[0].decode("utf-8", errors="replace")
         raise SpecSyntaxError(
-            [Diagnostic("TS002", f"spec is not valid UTF-8 ({exc.reason} at byte {exc.start})", Span(str(p), 0, 0))]
+            [Diagnostic("TS002", f"spec is not valid UTF-8 ({exc.reason} at byte {exc.start})",
+                        Span(str(p), line, col), (), shown)]
         ) from None
     except OSError as exc:
         raise SpecSyntaxError([Diagnostic("TS001", f"cannot read spec: {exc.strerror}", Span(str(p), 0, 0))]) from None
@@ -147,10 +184,46 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, file: str) -> Diagnostic
 
 
 def _match_label(exc: UnexpectedInput, text: str) -> Optional[str]:
+    # Like lark's match_examples, but comparing only the LALR state (and the tokens it
+    # accepts): lark also compares the depth of the parser stack, which differs between
+    # the first statement of a spec and later ones, so most labels would never match.
     try:
-        return exc.match_examples(_parser().parse, SPEC_ERRORS, use_accepts=True)
+        key = _failure_key(exc)
+        if key is None:
+            return None
+        fallback = None
+        for label, state, token in _example_failures():
+            if state == key[0]:
+                if token == key[1]:
+                    return label
+                fallback = fallback or label
+        return fallback
     except Exception:  # a label is a courtesy; never let it hide the real error
         return None
+
+
+def _failure_key(exc: UnexpectedInput):
+    state = getattr(exc, "state", None)
+    position = getattr(state, "position", state)
+    if position is None:
+        return None
+    accepts = frozenset(getattr(exc, "accepts", None) or ()) if isinstance(exc, UnexpectedToken) else None
+    token = getattr(exc, "token", None)
+    return (type(exc) is UnexpectedCharacters, position, accepts), (token.type, str(token)) if token else None
+
+
+@functools.lru_cache(maxsize=1)
+def _example_failures() -> tuple:
+    out = []
+    for label, examples in SPEC_ERRORS.items():
+        for example in examples:
+            try:
+                _parser().parse(example)
+            except UnexpectedInput as ut:
+                key = _failure_key(ut)
+                if key is not None:
+                    out.append((label, key[0], key[1]))
+    return tuple(out)
 
 
 def _friendly(names) -> tuple[str, ...]:
@@ -169,9 +242,36 @@ def _friendly(names) -> tuple[str, ...]:
     return tuple(sorted(set(out)))
 
 
+_ESCAPE = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.S)
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
+
+
+class _BadEscape(ValueError):
+    def __init__(self, escape: str, offset: int):
+        super().__init__(escape)
+        self.escape, self.offset = escape, offset
+
+
 def _unquote(s: str) -> str:
-    body = s[1:-1]
-    return body.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8") if "\\" in body else body
+    """The text of a quoted STRING token; escapes: \\" \\\\ \\n \\t \\r \\xHH \\uHHHH \\UHHHHHHHH
+    (any other backslash stays as written, as in Python).
+
+    Raises:
+        _BadEscape: \\x, \\u or \\U without enough hex digits, or naming no character.
+    """
+
+    def one(m: re.Match) -> str:
+        esc = m.group(0)
+        if esc[1] in _SIMPLE_ESCAPES:
+            return _SIMPLE_ESCAPES[esc[1]]
+        if esc[1] not in "xuU":
+            return esc
+        code = int(esc[2:], 16) if len(esc) > 2 else -1
+        if 0 <= code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF:
+            return chr(code)
+        raise _BadEscape(esc, m.start() + 1)  # +1: the opening quote
+
+    return _ESCAPE.sub(one, s[1:-1])
 
 
 @v_args(meta=True)
@@ -194,6 +294,16 @@ class _ToAST(Transformer):
     def _name(self, tok: Token) -> tuple[str, Span]:
         return S.ascii_name(str(tok)), self._tspan(tok)
 
+    def _string(self, tok: Token) -> str:
+        try:
+            return _unquote(str(tok))
+        except _BadEscape as exc:
+            col = tok.column + exc.offset
+            raise SpecSyntaxError([Diagnostic(
+                "TS100", f"bad escape `{exc.escape}` in a string (\\xHH, \\uHHHH and \\UHHHHHHHH need hex "
+                "digits that name a character; or write the character itself)",
+                Span(self.file, tok.line, col), (), source_line(self.text, tok.line))]) from None
+
     # ---- top level ----
     def start(self, meta, items):
         header = items[0]
@@ -202,10 +312,10 @@ class _ToAST(Transformer):
 
     def system_header(self, meta, items):
         name, title = items
-        return (S.ascii_name(str(name)), _unquote(str(title)) if title is not None else None, self._span(meta))
+        return (S.ascii_name(str(name)), self._string(title) if title is not None else None, self._span(meta))
 
     def cite(self, meta, items):
-        return S.Cite(_unquote(str(items[0])), self._span(meta))
+        return S.Cite(self._string(items[0]), self._span(meta))
 
     def produces(self, meta, items):
         cls, covers = items
@@ -215,7 +325,7 @@ class _ToAST(Transformer):
         return S.RootPos(str(items[0]), self._tspan(items[0]))
 
     def extends(self, meta, items):
-        return S.Extends(_unquote(str(items[0])), self._span(meta))
+        return S.Extends(self._string(items[0]), self._span(meta))
 
     def param(self, meta, items):
         return S.Param(str(items[0]), items[1], self._span(meta))

@@ -22,7 +22,7 @@ Terminal: U empty and |O| == 1 (project convention: n == 0 is terminal too).
 import math
 from collections import namedtuple
 
-from ._util import has_head, reaches, snapshot
+from ._util import reaches, snapshot
 
 INF = math.inf
 Config = namedtuple("Config", "O U arcs n")
@@ -83,6 +83,7 @@ class ControlSystem:
         O, size = c.O, len(c.O)
         at = lambda k: O[-k]  # O[k], 1-based from the right
         root = self.root_id(c.n)
+        headed = {d for (_, d) in c.arcs}  # tokens that have a head
         for nm, base, p in self.transitions:
             if base == "+":
                 if c.U:
@@ -94,20 +95,20 @@ class ControlSystem:
                     k = 1
                 else:
                     raise NotImplementedError("unindexed reduce only")
-                if size >= 1 and has_head(c.arcs, at(k)):
+                if size >= 1 and at(k) in headed:
                     out[nm] = ("-", k, None, p)
             else:
                 static = self._static_instances(p["P"])
                 plain = static is not None and len(static) == 1
                 for i in range(2, min(size, self.K) + 1):
-                    for j in range(1, i):
-                        if i - j > self.D or not self._periphery_ok(p["P"], i, j, size):
+                    for j in range(max(1, i - self.D), i):   # i - j <= D
+                        if not self._periphery_ok(p["P"], i, j, size):
                             continue
                         head, dep = (at(j), at(i)) if base == "<-" else (at(i), at(j))
                         if dep == root:
                             continue
                         if self.single_head:
-                            if has_head(c.arcs, dep):
+                            if dep in headed:
                                 continue
                         elif (head, dep) in c.arcs or reaches(c.arcs, dep, head):
                             continue

@@ -1,0 +1,257 @@
+"""Every Hypothesis strategy the tests share.
+
+Trees use CoNLL-U numbering: ``heads[d-1]`` is the head of word ``d`` and 0 is
+the artificial root; every tree has exactly one word attached to 0.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+
+@st.composite
+def projective_trees(draw, *, min_n: int = 1, max_n: int = 12) -> tuple[int, ...]:
+    """A random projective tree, e.g. ``(2, 0, 2)`` for "the dog barked"-like shapes.
+
+    Built by splitting spans recursively: a span's head is drawn, and the words on
+    each side form sub-spans whose heads attach to it, so no arcs cross.
+    Shrinks towards small, flat trees.
+    """
+    n = draw(st.integers(min_value=min_n, max_value=max_n))
+    heads = [0] * n
+
+    def build(lo: int, hi: int, parent: int) -> None:
+        # words lo..hi (1-based, inclusive) form one subtree attached to parent
+        if lo > hi:
+            return
+        h = draw(st.integers(min_value=lo, max_value=hi))
+        heads[h - 1] = parent
+        # left and right of h: a sequence of sibling subtrees attached to h
+        for a, b in ((lo, h - 1), (h + 1, hi)):
+            start = a
+            while start <= b:
+                end = draw(st.integers(min_value=start, max_value=b))
+                build(start, end, h)
+                start = end + 1
+
+    build(1, n, 0)
+    return tuple(heads)
+
+
+@st.composite
+def trees(draw, *, min_n: int = 1, max_n: int = 12, projective: bool | None = None) -> tuple[int, ...]:
+    """A random tree (projective or not unless ``projective`` says), e.g. ``(3, 0, 2, 2)``.
+
+    Attaches words in a random order, each to a word already in the tree.
+    """
+    if projective:
+        return draw(projective_trees(min_n=min_n, max_n=max_n))
+    n = draw(st.integers(min_value=min_n, max_value=max_n))
+    if n == 0:
+        return ()
+    order = draw(st.permutations(range(1, n + 1)))
+    heads = [0] * n
+    placed = [order[0]]
+    for d in order[1:]:
+        heads[d - 1] = draw(st.sampled_from(placed))
+        placed.append(d)
+    result = tuple(heads)
+    if projective is False:
+        from tsdsl.trees import is_projective
+
+        from hypothesis import assume
+
+        assume(not is_projective(result))
+    return result
+
+
+@st.composite
+def legal_action_sequences(draw, interpreter, n: int, *, max_steps: int | None = None) -> list[str]:
+    """A random legal action sequence from the initial configuration of ``n`` words,
+    e.g. ``["SHIFT", "LEFT-ARC", "SHIFT"]``: each step draws among the legal actions."""
+    c = interpreter.initial(n)
+    limit = max_steps if max_steps is not None else 4 * n + 10
+    seq: list[str] = []
+    while len(seq) < limit and not interpreter.is_terminal(c):
+        legal = sorted(interpreter.legal(c))
+        if not legal:
+            break
+        a = draw(st.sampled_from(legal))
+        interpreter.apply(c, a)
+        seq.append(a)
+    return seq
+
+
+# ---------------------------------------------------------------------------------
+# spec texts for fuzzing the parser and checker
+# ---------------------------------------------------------------------------------
+
+import functools as _functools
+import re as _re
+from pathlib import Path as _Path
+
+_REPO = _Path(__file__).resolve().parent.parent
+_SYSTEMS = _REPO / "systems"
+
+# Names that mean something to the checker, so that grammar-derived specs reach past
+# "unknown name" errors into the deeper checks (list patterns, guards, CP params...).
+SPEC_NAMES = (
+    "σ", "β", "λ1", "λ2", "sigma", "beta", "s", "b", "i", "j", "w", "x", "O", "U",
+    "SHIFT", "LEFT-ARC", "RIGHT-ARC", "REDUCE", "NO-ARC",
+    "has_head", "is_root", "empty", "len", "path", "arc",
+    "left", "right", "none", "na", "active", "capacity", "projective", "nonprojective", "dag",
+    "B", "S", "P", "K", "D", "N", "bottom_up", "periphery", "token", "shifted",
+    "overwrite", "break_cycle", "unlabeled", "attach", "headless", "to", "root",
+    "left_arc", "right_arc", "reduce", "shift", "words",
+)
+
+
+@_functools.lru_cache(maxsize=1)
+def _ts_lark():
+    from lark import Lark
+
+    return Lark((_REPO / "grammars" / "ts.lark").read_text(encoding="utf-8"), parser="lalr")
+
+
+def _pad(s: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    # from_lark only sometimes puts ignored whitespace between tokens; without it
+    # `system x` comes out as `systemx`, so every token gets a blank on each side.
+    return s.map(lambda v: f" {v} ")
+
+
+STATEMENT_RULES = (
+    "cite", "produces", "root", "extends", "param", "capacity", "distance", "start_fill", "periphery",
+    "multihead", "flag", "lists", "initial", "terminal", "finally_", "drop", "cp_transition",
+    "rule_transition",
+)
+
+
+def _explicit_terminals() -> dict[str, st.SearchStrategy[str]]:
+    grammar = _ts_lark()
+    terminals, _rules, _ignore = grammar.grammar.compile(["start"], ())
+    explicit: dict[str, st.SearchStrategy[str]] = {}
+    for t in terminals:
+        if t.pattern.type == "str":
+            explicit[t.name] = _pad(st.just(t.pattern.value))
+    explicit["NAME"] = _pad(
+        st.sampled_from(SPEC_NAMES) | st.from_regex(r"[A-Za-zσβλ_][A-Za-z0-9_]{0,6}", fullmatch=True)
+    )
+    explicit["INT"] = _pad(st.integers(0, 5).map(str) | st.from_regex(r"[0-9]{1,4}", fullmatch=True))
+    explicit["STRING"] = _pad(
+        st.sampled_from(['"x"', '""', '"arc-eager.ts"', '"a\\"b"', '"\\n"', '"\\x41"', '"\\u00e9"', '"\\q"'])
+        | st.from_regex(r'"(?:[^"\\\n]|\\.)*"', fullmatch=True)
+    )
+    explicit["WORDS"] = _pad(st.sampled_from(["1..n", "1 .. n"]))
+    explicit["_NL"] = st.sampled_from(["\n", "\n  ", "\n\n", "\n  # c\n", "\r\n"])
+    explicit["_CONT"] = st.sampled_from(["\n  |", "\n\n   |", "\n # c\n |"])
+    # ignored tokens: a comment in mid-line would swallow the rest of the statement
+    explicit["COMMENT"] = st.just(" ")
+    explicit["__IGNORE_0"] = st.sampled_from([" ", "\t"])
+    return explicit
+
+
+@_functools.lru_cache(maxsize=None)
+def _from_lark(start: str) -> st.SearchStrategy[str]:
+    from hypothesis.extra.lark import from_lark
+
+    grammar = _ts_lark()
+    terminals, rules, ignore = grammar.grammar.compile([start], ())
+    names = {t.name for t in terminals} | set(ignore)
+    for r in rules:
+        names |= {s.name for s in r.expansion if s.is_term}
+    explicit = {k: v for k, v in _explicit_terminals().items() if k in names}
+    return from_lark(grammar, start=start, explicit=explicit)
+
+
+@st.composite
+def _assembled_specs(draw) -> str:
+    lines = [draw(_from_lark("system_header"))]
+    for _ in range(draw(st.integers(0, 5))):
+        lines.append(draw(_from_lark(draw(st.sampled_from(STATEMENT_RULES)))))
+    return "\n".join(lines) + "\n"
+
+
+def spec_texts() -> st.SearchStrategy[str]:
+    """Spec texts derived from grammars/ts.lark with ``hypothesis.extra.lark.from_lark``.
+
+    Either a whole ``start`` derivation, or a header plus up to 5 statements each
+    derived from its own rule (so most texts parse and reach the checker).  A sample::
+
+         system  LEFT-ARC  "x"
+          capacity   K  *  2
+          REDUCE  :  ( σ  |  s  ,  β )  =>  ( σ  ,  β )   if  not  has_head ( s )
+
+    Terminals are drawn from a small vocabulary of meaningful names and small
+    numbers (mixed with the terminal's own regex) and padded with blanks, since
+    from_lark only sometimes puts whitespace between tokens.
+    """
+    return st.one_of(_from_lark("start"), _assembled_specs())
+
+
+_TOKEN_RE = _re.compile(r'\s+|#[^\n]*|"(?:[^"\\\n]|\\.)*"|\w+(?:-\w+)*|->\*?|=>|<-|:=|[=!<>]=|.', _re.S)
+
+
+@_functools.lru_cache(maxsize=1)
+def _system_tokens() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    out = []
+    for path in sorted(_SYSTEMS.glob("*.ts")):
+        out.append((path.name, tuple(_TOKEN_RE.findall(path.read_text(encoding="utf-8")))))
+    return tuple(out)
+
+
+@st.composite
+def mutated_specs(draw, *, max_mutations: int = 4) -> str:
+    """A real ``systems/*.ts`` file with a few tokens deleted, duplicated, inserted or
+    replaced (by a token from any system, a newline or a stray character; a word by
+    another word, which usually still parses).  A sample::
+
+        system arc_eager "Arc-eager (Nivre 2003)"
+          ...
+          LEFT-ARC  : (σ|s, b|β) => (σ, b|β)     arc b -> -> s
+          RIGHT-ARC : (σ|s, b|β) => (σ|s|b  arc s -> b
+
+    Whitespace and comments are tokens too, so lines get merged or split.
+    """
+    systems = _system_tokens()
+    _name, tokens = draw(st.sampled_from(systems))
+    toks = list(tokens)
+    pool = sorted({t for _n, ts in systems for t in ts if not t.isspace() and not t.startswith("#")})
+    words = [t for t in pool if t[0].isalnum() or t[0] == "_"]
+    replacement = st.sampled_from(pool) | st.sampled_from(["\n", " ", "(", ")", "[", "]", "|", "{", "}", '"', "=>"])
+    for _ in range(draw(st.integers(1, max_mutations))):
+        if not toks:
+            break
+        k = draw(st.integers(0, len(toks) - 1))
+        op = draw(st.sampled_from(["delete", "duplicate", "replace", "insert", "swap"]))
+        if op == "delete":
+            del toks[k]
+        elif op == "duplicate":
+            toks.insert(k, toks[k])
+        elif op == "replace":
+            toks[k] = draw(replacement)
+        elif op == "swap":  # a word for another word: usually still parses
+            toks[k] = draw(st.sampled_from(words)) if toks[k][:1].isalnum() or toks[k][:1] == "_" else toks[k]
+        else:
+            toks.insert(k, draw(replacement) + " ")
+    return "".join(toks)
+
+
+SPEC_TOKENS = (
+    "system", "cite", "produces", "covers", "root", "extends", "param", "capacity", "distance", "start",
+    "periphery", "multihead", "flag", "lists", "initial", "terminal", "finally", "drop", "if", "arc",
+    "then", "class", "and", "or", "not", "true", "false", "inf", "∞", "1..n", "=", ":", ":=", "=>", "⇒",
+    "->", "→", "<-", "←", "->*", "−", "+", "-", "*", "★", "|", "·", ",", "(", ")", "[", "]", "{", "}",
+    "==", ">=", "<", '"x"', '"', "#", "0", "1", "2", "\n", "\n  |", "σ", "β", "s", "b", "x", "K", "N",
+    "B", "P", "S", "has_head", "len", "empty", "path", "left", "right", "none", "token", "SHIFT", "A",
+)
+
+
+def spec_token_soup() -> st.SearchStrategy[str]:
+    """Random sequences of spec tokens and newlines, usually after a header.  A sample::
+
+        system x
+        capacity ( → ] if 1..n
+        SHIFT : σ | b ⇒ "x" has_head
+    """
+    soup = st.lists(st.sampled_from(SPEC_TOKENS), max_size=40).map(" ".join)
+    return st.tuples(st.sampled_from(["", "system x\n", "system x \"t\"\n"]), soup).map("".join)

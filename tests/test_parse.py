@@ -1,0 +1,97 @@
+"""The parser: the SPEC_ERRORS label table, string escapes, nesting limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from tsdsl import spec as S
+from tsdsl.errors import SpecSyntaxError
+from tsdsl.parse import MAX_NESTING, SPEC_ERRORS, parse_spec
+
+EXAMPLES = [(label, example) for label, examples in SPEC_ERRORS.items() for example in examples]
+
+
+def _first(text: str):
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_spec(text, "ex.ts")
+    return info.value.first
+
+
+def test_every_label_has_examples():
+    assert SPEC_ERRORS
+    for label, examples in SPEC_ERRORS.items():
+        assert label and examples, label
+        assert all(isinstance(e, str) for e in examples), label
+
+
+@pytest.mark.parametrize("label, example", EXAMPLES, ids=[repr(e) for _, e in EXAMPLES])
+def test_spec_errors_example_yields_its_label(label, example):
+    """Each example of the table fails to parse and is reported with its own label."""
+    d = _first(example)
+    assert d.code == "TS100"
+    assert d.message.startswith(label + " ("), d.message
+
+
+@pytest.mark.parametrize("label, example", [(l, e) for l, e in EXAMPLES if e.startswith("system x\n")],
+                         ids=[repr(e) for l, e in EXAMPLES if e.startswith("system x\n")])
+def test_label_also_matches_after_other_statements(label, example):
+    """The mistake is recognised wherever it is, not only in the first statement."""
+    text = example.replace("system x\n", "system x\ncite \"c\"\nroot left\n", 1)
+    d = _first(text)
+    assert d.message.startswith(label + " ("), d.message
+    assert d.span.line >= 4
+
+
+def test_unlabelled_syntax_error_still_reports_what_was_found():
+    d = _first("system x\nS = + @\n")
+    assert d.message == "unexpected character '@'"
+    assert (d.span.line, d.span.col) == (2, 7)
+
+
+@pytest.mark.parametrize(
+    "written, text",
+    [
+        (r'"plain"', "plain"),
+        (r'"a \"q\" b"', 'a "q" b'),
+        (r'"back\\slash"', "back\\slash"),
+        (r'"tab\there"', "tab\there"),
+        (r'"caf\u00e9"', "café"),
+        (r'"\x41\U0001F600"', "A\U0001F600"),
+        (r'"Fernández"', "Fernández"),
+        (r'"kept \q"', "kept \\q"),
+    ],
+)
+def test_string_escapes(written, text):
+    spec = parse_spec(f"system x {written}\ncite {written}\n")
+    assert spec.title == text
+    assert [st.text for st in spec.statements if isinstance(st, S.Cite)] == [text]
+
+
+@pytest.mark.parametrize("escape, col", [(r"\x4", 10), (r"\ud800", 10), (r"\U00110000", 10), (r"\u", 10)])
+def test_bad_string_escape_is_located(escape, col):
+    d = _first(f'system x\ncite "abc{escape}"\n')
+    assert d.code == "TS100"
+    assert (d.span.line, d.span.col) == (2, col)
+    assert d.message.startswith(f"bad escape `{escape[:2]}")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "system x\nparam N = " + "(" * 200 + "1" + ")" * 200 + "\n",
+        "system x\nparam N = " + " + ".join(["1"] * 500) + "\n",
+        "system x\nA : (σ, β) => (σ, β) if " + "not " * 500 + "true\n",
+        "system x\nA : (σ, β) => (σ, β) if " + "(" * 300 + "true" + ")" * 300 + "\n",
+    ],
+    ids=["parens", "long-sum", "nots", "guard-parens"],
+)
+def test_deep_nesting_is_a_located_error_not_a_recursion_error(text):
+    d = _first(text)
+    assert d.code == "TS101"
+    assert d.span.line == 2 and d.span.col >= 1
+
+
+def test_reasonable_nesting_is_fine():
+    depth = MAX_NESTING // 4
+    spec = parse_spec("system x\nparam N = " + "(" * depth + "1" + ")" * depth + "\n")
+    assert isinstance(spec.statements[0], S.Param)

@@ -1,0 +1,120 @@
+"""The two traces of Jurafsky & Martin, SLP3 ch. 18, pinned step by step.
+
+"Book the flight through Houston" with the arc-standard system (Fig. 18.7) and
+the arc-eager system (Fig. 18.9).  Each row is the configuration *before* the
+action (stack, buffer), the action, and the arc it adds.  The book writes an
+added arc as ``(the ← flight)`` or ``(book → flight)``; tsdsl prints
+``head -> dependent``, so both become ``flight -> the`` and ``book -> flight``.
+The words are spelt as in the figures (lower case).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tsdsl import load_system
+from tsdsl.interp import Interpreter
+from tsdsl.trace import TraceError, render_steps, run_trace
+
+SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
+WORDS = "book the flight through houston".split()
+
+# SLP3 Fig. 18.7 (arc-standard): step, stack, word list, action, relation added
+FIG_18_7 = [
+    (0, ["root"], ["book", "the", "flight", "through", "houston"], "SHIFT", []),
+    (1, ["root", "book"], ["the", "flight", "through", "houston"], "SHIFT", []),
+    (2, ["root", "book", "the"], ["flight", "through", "houston"], "SHIFT", []),
+    (3, ["root", "book", "the", "flight"], ["through", "houston"], "LEFT-ARC", ["flight -> the"]),
+    (4, ["root", "book", "flight"], ["through", "houston"], "SHIFT", []),
+    (5, ["root", "book", "flight", "through"], ["houston"], "SHIFT", []),
+    (6, ["root", "book", "flight", "through", "houston"], [], "LEFT-ARC", ["houston -> through"]),
+    (7, ["root", "book", "flight", "houston"], [], "RIGHT-ARC", ["flight -> houston"]),
+    (8, ["root", "book", "flight"], [], "RIGHT-ARC", ["book -> flight"]),
+    (9, ["root", "book"], [], "RIGHT-ARC", ["root -> book"]),
+    (10, ["root"], [], None, []),  # Done
+]
+
+# SLP3 Fig. 18.9 (arc-eager)
+FIG_18_9 = [
+    (0, ["root"], ["book", "the", "flight", "through", "houston"], "RIGHT-ARC", ["root -> book"]),
+    (1, ["root", "book"], ["the", "flight", "through", "houston"], "SHIFT", []),
+    (2, ["root", "book", "the"], ["flight", "through", "houston"], "LEFT-ARC", ["flight -> the"]),
+    (3, ["root", "book"], ["flight", "through", "houston"], "RIGHT-ARC", ["book -> flight"]),
+    (4, ["root", "book", "flight"], ["through", "houston"], "SHIFT", []),
+    (5, ["root", "book", "flight", "through"], ["houston"], "LEFT-ARC", ["houston -> through"]),
+    (6, ["root", "book", "flight"], ["houston"], "RIGHT-ARC", ["flight -> houston"]),
+    (7, ["root", "book", "flight", "houston"], [], "REDUCE", []),
+    (8, ["root", "book", "flight"], [], "REDUCE", []),
+    (9, ["root", "book"], [], "REDUCE", []),
+    (10, ["root"], [], None, []),  # Done
+]
+
+# The tree of example (18.9): root -> book, book -> flight, flight -> the,
+# flight -> houston, houston -> through.
+GOLD_HEADS = (0, 3, 1, 5, 3)
+
+CASES = [
+    pytest.param("arc-standard-slp", FIG_18_7, id="fig-18.7-arc-standard"),
+    pytest.param("arc-eager-slp", FIG_18_9, id="fig-18.9-arc-eager"),
+]
+
+
+@pytest.mark.parametrize("stem, figure", CASES)
+def test_trace_matches_the_book(stem, figure):
+    it = Interpreter(load_system(SYSTEMS / f"{stem}.ts"))
+    actions = [row[3] for row in figure if row[3] is not None]
+    steps, final = run_trace(it, WORDS, actions)
+    assert len(steps) == len(figure)
+    for step, (k, stack, buffer, action, added) in zip(steps, figure):
+        assert step.index == k
+        assert step.lists == (tuple(stack), tuple(buffer)), f"step {k}"
+        assert step.action == action, f"step {k}"
+        assert list(step.added) == added, f"step {k}"
+        assert step.removed == ()
+    assert it.is_terminal(final)
+    assert it.legal(final) == []
+    tree = it.output(final)
+    assert tree.heads == GOLD_HEADS
+    assert tree.unattached == ()
+
+
+@pytest.mark.parametrize("stem, figure", CASES)
+def test_rendered_table(stem, figure):
+    it = Interpreter(load_system(SYSTEMS / f"{stem}.ts"))
+    actions = [row[3] for row in figure if row[3] is not None]
+    steps, final = run_trace(it, WORDS, actions)
+    text = render_steps(steps, ["sigma", "beta"], terminal=it.is_terminal(final))
+    lines = text.splitlines()
+    assert lines[0].split() == ["step", "sigma", "beta", "action", "arc", "added"]
+    assert len(lines) == 1 + len(figure)
+    for line, (k, stack, buffer, action, added) in zip(lines[1:], figure):
+        assert line.startswith(f"{k} ")
+        assert f"[{', '.join(stack)}]" in line
+        assert f"[{', '.join(buffer)}]" in line
+        assert (action or "(terminal)") in line
+        for arc in added:
+            assert line.endswith(arc)
+
+
+def test_arc_standard_cannot_attach_book_flight_at_step_4():
+    # SLP3 p. 401: at step 4 RIGHT-ARC (book -> flight) is tempting, and legal in
+    # the system (the oracle, not the system, forbids it); taking it makes
+    # "flight -> houston" impossible because flight has left the stack.
+    it = Interpreter(load_system(SYSTEMS / "arc-standard-slp.ts"))
+    steps, c = run_trace(it, WORDS, ["SHIFT", "SHIFT", "SHIFT", "LEFT-ARC", "RIGHT-ARC"])
+    assert steps[-2].added == ("book -> flight",)
+    assert steps[-1].lists == (("root", "book"), ("through", "houston"))
+
+
+def test_illegal_step_reports_the_rows_done():
+    it = Interpreter(load_system(SYSTEMS / "arc-eager-slp.ts"))
+    with pytest.raises(TraceError, match=r"step 1: REDUCE is not legal \(legal here: SHIFT, LEFT-ARC, RIGHT-ARC\)"):
+        run_trace(it, WORDS, ["SHIFT", "REDUCE"])
+    try:
+        run_trace(it, WORDS, ["SHIFT", "REDUCE"])
+    except TraceError as exc:
+        assert [s.action for s in exc.steps] == ["SHIFT", None]
+        assert exc.steps[-1].lists == (("root", "book"), ("the", "flight", "through", "houston"))
+        assert exc.list_names == ("sigma", "beta")

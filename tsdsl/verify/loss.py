@@ -1,0 +1,240 @@
+"""Exact loss by search: the generic reachability-based oracle for any spec.
+
+``loss(c)`` is the least Hamming loss (words whose head differs from gold) of
+any output reachable from configuration ``c``.  It is found by memoized
+depth-first search with bound pruning (Fernández-González & Gómez-Rodríguez
+2017, §5): children are visited in order of a lower bound, and a child whose
+lower bound is at least the best loss found so far is cut.  The lower bound is
+admissible for every system because a token that has left every list can never
+be bound again, so its head is final; in monotonic systems (no ``overwrite``, no
+``break_cycle``) every existing arc is final too.
+
+From it follow a dynamic oracle (the zero-cost actions) and a static oracle (a
+gold derivation preferring monotonic actions, then spec order), so a new spec
+gets a correct oracle without code.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+from .. import ir
+from ..interp import Config, Interpreter
+from .reach import PairReachability
+from .space import state_key
+
+INF = math.inf
+
+
+def is_monotonic(system: ir.System, n_tokens: int = 8) -> bool:
+    """True when no action can change or remove an existing arc."""
+    return not any(op.overwrite or op.break_cycle
+                   for a in system.actions_for(n_tokens) for c in a.cases for op in c.arcs)
+
+
+def _nonmonotonic_actions(system: ir.System, n_tokens: int) -> set[str]:
+    return {a.name for a in system.actions_for(n_tokens)
+            if any(op.overwrite or op.break_cycle for c in a.cases for op in c.arcs)}
+
+
+class BudgetExceeded(Exception):
+    """The search visited more configurations than allowed."""
+
+
+class LossSearch:
+    """Exact loss of configurations of one sentence against one gold tree.
+
+    Args:
+        it: the interpreter of the system.
+        gold: gold heads in CoNLL-U numbering (``gold[d-1]``, 0 = root).
+        budget: maximum configurations to expand (None: unlimited).
+    """
+
+    def __init__(self, it: Interpreter, gold: Sequence[int], *, budget: Optional[int] = None):
+        self.it = it
+        self.gold = tuple(gold)
+        self.n = len(gold)
+        self.budget = budget
+        self.expanded = 0
+        self.memo: dict[tuple, float] = {}
+        self._active: set[tuple] = set()
+        n_tokens = self.n + (0 if it.system.root == "none" else 1)
+        self.monotonic = is_monotonic(it.system, n_tokens)
+        self.nonmonotonic = _nonmonotonic_actions(it.system, n_tokens)
+        self._attach = it.system.attach_headless_to_root
+        self._has_root = it.system.root != "none"
+        self.reach = PairReachability(it.system, n_tokens)
+
+    # ---- bounds ---------------------------------------------------------------
+    def hamming(self, c: Config) -> int:
+        tree = self.it.output(c)
+        if tree.arcs is not None:  # DAG: a word is right when its head set is exactly {gold}
+            heads: dict[int, set] = {}
+            for h, d, _ in tree.arcs:
+                heads.setdefault(d, set()).add(h)
+            return sum(1 for d in range(1, self.n + 1) if heads.get(d, set()) != {self.gold[d - 1]})
+        return sum(1 for h, g in zip(tree.heads, self.gold) if h != g)
+
+    def lower_bound(self, c: Config) -> int:
+        """Errors no continuation can undo (reduced tokens; every arc when monotonic)."""
+        if c.multi is not None:
+            return 0
+        present = set()
+        for lst in c.lists:
+            present.update(lst)
+        bound = 0
+        root = c.root
+        for d in range(1, self.n + 1):
+            h = c.heads[d]
+            g = self.gold[d - 1]
+            out = -1 if h < 0 else (0 if h == root else h)
+            if out == g:
+                continue
+            if d not in present:  # a token that left every list keeps its head for good
+                if h >= 0 or (self._attach and g != 0) or (not self._attach and self._has_root):
+                    bound += 1
+                continue
+            if self.monotonic and h >= 0:
+                bound += 1
+                continue
+            if g == 0 and (self._attach or not self._has_root):
+                continue  # the finally rule (or being the last headless word) makes it the root
+            if not self.reach.reachable(c, root if g == 0 else g, d):
+                bound += 1
+        return bound
+
+    def _order_key(self, c: Config, lb: int, action: str) -> tuple:
+        wrong = 0
+        if c.multi is None:
+            for d in range(1, self.n + 1):
+                h = c.heads[d]
+                if h >= 0 and (0 if h == c.root else h) != self.gold[d - 1]:
+                    wrong += 1
+        return (lb, wrong, action in self.nonmonotonic)
+
+    # ---- search ---------------------------------------------------------------------
+    def loss(self, c: Config) -> float:
+        """Least Hamming loss reachable from ``c`` (inf when only dead ends are reachable)."""
+        return self._loss(c, state_key(c))
+
+    def _loss(self, c: Config, key: tuple) -> float:
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        if key in self._active:  # a cycle in the configuration graph: no output this way
+            return INF
+        it = self.it
+        if it.is_terminal(c):
+            value = float(self.hamming(c))
+            self.memo[key] = value
+            return value
+        self.expanded += 1
+        if self.budget is not None and self.expanded > self.budget:
+            raise BudgetExceeded(f"exact loss search expanded more than {self.budget} configurations")
+        own_lb = self.lower_bound(c)
+        children = []
+        for a in it.legal(c):
+            child = it.copy(c)
+            it.apply(child, a)
+            lb = self.lower_bound(child)
+            children.append((self._order_key(child, lb, a), lb, a, child))
+        children.sort(key=lambda x: x[0])
+        self._active.add(key)
+        best = INF
+        try:
+            for _, lb, _, child in children:
+                if lb >= best:
+                    break
+                v = self._loss(child, state_key(child))
+                if v < best:
+                    best = v
+                    if best <= own_lb:
+                        break
+        finally:
+            self._active.discard(key)
+        self.memo[key] = best
+        return best
+
+    def costs(self, c: Config) -> dict[str, float]:
+        """Cost of every legal action: loss after it minus loss now (0 = optimal)."""
+        base = self.loss(c)
+        out = {}
+        for a in self.it.legal(c):
+            child = self.it.copy(c)
+            self.it.apply(child, a)
+            out[a] = self.loss(child) - base
+        return out
+
+    def zero_cost(self, c: Config) -> list[str]:
+        """The dynamic oracle: legal actions that keep the best reachable loss."""
+        return [a for a, v in self.costs(c).items() if v == 0]
+
+
+def find_derivation(it: Interpreter, gold: Sequence[int], *, budget: Optional[int] = None) -> Optional[list[str]]:
+    """An action sequence deriving exactly ``gold``, or None when there is none.
+
+    Depth-first through configurations whose lower bound is still 0, with failed
+    configurations memoized: the completeness check for long sentences.
+
+    Raises:
+        BudgetExceeded: more than ``budget`` configurations were expanded.
+    """
+    search = LossSearch(it, gold, budget=budget)
+    dead: set[tuple] = set()
+    path: list[str] = []
+    on_path: set[tuple] = set()
+
+    def walk(c: Config) -> bool:
+        key = state_key(c)
+        if key in dead or key in on_path:
+            return False
+        if it.is_terminal(c):
+            if search.hamming(c) == 0:
+                return True
+            dead.add(key)
+            return False
+        search.expanded += 1
+        if budget is not None and search.expanded > budget:
+            raise BudgetExceeded(f"derivation search expanded more than {budget} configurations")
+        children = []
+        for a in it.legal(c):
+            child = it.copy(c)
+            it.apply(child, a)
+            lb = search.lower_bound(child)
+            if lb == 0:
+                children.append((search._order_key(child, lb, a), a, child))
+        children.sort(key=lambda x: x[0])
+        on_path.add(key)
+        for _, a, child in children:
+            path.append(a)
+            if walk(child):
+                return True
+            path.pop()
+        on_path.discard(key)
+        dead.add(key)
+        return False
+
+    return list(path) if walk(it.initial(len(gold))) else None
+
+
+def static_oracle(it: Interpreter, gold: Sequence[int], *, budget: Optional[int] = None,
+                  max_steps: Optional[int] = None) -> Optional[list[str]]:
+    """A derivation of the best reachable tree for ``gold`` (the gold tree itself when
+    the system can derive it): zero-cost actions, monotonic first, then spec order.
+    Returns None when no output at all is reachable."""
+    search = LossSearch(it, gold, budget=budget)
+    c = it.initial(len(gold))
+    if search.loss(c) == INF:
+        return None
+    seq: list[str] = []
+    limit = max_steps if max_steps is not None else 50 * (len(gold) + 2) ** 2
+    while not it.is_terminal(c):
+        zero = search.zero_cost(c)
+        if not zero or len(seq) > limit:
+            return None
+        zero.sort(key=lambda a: a in search.nonmonotonic)
+        a = zero[0]
+        it.apply(c, a)
+        seq.append(a)
+    return seq

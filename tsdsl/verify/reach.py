@@ -1,0 +1,253 @@
+"""Can a given arc h -> d still be built?  A sound over-approximation for any system.
+
+The question is answered on an abstraction that keeps only the two tokens:
+where each sits (list and distance from the list's open end, up to a depth
+``M`` beyond which "deep"), whether each has a head, and their per-token flags.
+Everything else (other tokens, global flags, paths, lengths) is unknown and
+treated as "possibly true".  Because every concrete run maps to an abstract
+run, "unreachable" here implies unreachable in the real system, so counting
+such gold arcs gives an admissible lower bound on the loss.  Results depend
+only on the system and the abstract state, so they are cached across
+configurations.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Optional
+
+from .. import ir
+from ..interp import Config
+
+Pos = Optional[tuple[int, int]]  # (list index, offset from the open end, capped at M); None = gone
+
+
+class PairReachability:
+    """Abstract reachability of single arcs for one system (and one token count)."""
+
+    def __init__(self, system: ir.System, n_tokens: int):
+        self.system = system
+        self.actions = system.actions_for(n_tokens)
+        self.lindex = {d.name: k for k, d in enumerate(system.lists)}
+        self.open_right = [d.open_end == "R" for d in system.lists]
+        self.cases = [c for a in self.actions for c in a.cases]
+        depth = 1
+        for c in self.cases:
+            for m in c.match:
+                depth = max(depth, m.min_len + 1)
+            for items in c.result:
+                depth = max(depth, sum(ir.item_width(i) for i in items) + 1)
+        self.M = depth
+        self.tflags = [name for name, _ in system.token_flags]
+        self.cache: dict[tuple, bool] = {}
+
+    # ---- concrete -> abstract ---------------------------------------------------
+    def abstract(self, c: Config, h: int, d: int) -> tuple:
+        def pos(t: int) -> Pos:
+            for k, lst in enumerate(c.lists):
+                if t in lst:
+                    i = lst.index(t)
+                    off = len(lst) - 1 - i if self.open_right[k] else i
+                    return (k, min(off, self.M))
+            return None
+
+        def headed(t: int) -> bool:
+            return bool(c.multi[t]) if c.multi is not None else c.heads[t] >= 0
+
+        flags = lambda t: tuple(bool(c.tflags[f][t]) for f in self.tflags)
+        return (pos(h), pos(d), headed(h), headed(d), flags(h), flags(d), h == c.root, d == c.root)
+
+    def reachable(self, c: Config, h: int, d: int) -> bool:
+        """Whether the arc h -> d may still be created from ``c`` (True when unsure)."""
+        return self._search(self.abstract(c, h, d))
+
+    # ---- abstract search -----------------------------------------------------------
+    def _search(self, start: tuple) -> bool:
+        hit = self.cache.get(start)
+        if hit is not None:
+            return hit
+        seen = {start}
+        todo = [start]
+        found = False
+        while todo and not found:
+            state = todo.pop()
+            for nxt in self._successors(state):
+                if nxt is True:
+                    found = True
+                    break
+                if nxt not in seen:
+                    known = self.cache.get(nxt)
+                    if known is True:
+                        found = True
+                        break
+                    if known is False:
+                        continue
+                    seen.add(nxt)
+                    todo.append(nxt)
+        if found:
+            self.cache[start] = True
+        else:
+            for s in seen:  # nothing reachable from any of them builds the arc
+                self.cache[s] = False
+        return found
+
+    def _successors(self, state):
+        ph, pd, hh, hd, fh, fd, rh, rd = state
+        if ph is None or pd is None:
+            return
+        for case in self.cases:
+            for bh in self._roles(case, ph):
+                for bd in self._roles(case, pd):
+                    if bh[0] == "tok" and bd[0] == "tok" and bh[1] == bd[1]:
+                        continue
+                    if bh[0] == "block" and bd[0] == "block" and bh[1] == bd[1] and bh[2] == bd[2]:
+                        continue
+                    env = {}
+                    if bh[0] == "tok":
+                        env[bh[1]] = "h"
+                    if bd[0] == "tok":
+                        env[bd[1]] = "d"
+                    facts = {"h": (hh, fh, rh), "d": (hd, fd, rd)}
+                    if _eval(case.full_guard, env, facts, self.tflags) is False:
+                        continue
+                    heads_h, heads_d = {hh}, {hd}
+                    goal = False
+                    for op in case.arcs:
+                        if env.get(op.head) == "h" and env.get(op.dep) == "d":
+                            goal = True
+                        if env.get(op.dep) == "d":
+                            heads_d = {True}
+                        if env.get(op.dep) == "h":
+                            heads_h = {True}
+                        if op.break_cycle and env.get(op.head) == "d":
+                            heads_d = heads_d | {False}
+                        if op.break_cycle and env.get(op.head) == "h":
+                            heads_h = heads_h | {False}
+                    if goal:
+                        yield True
+                        return
+                    new_fh, new_fd = self._flags(case, env, "h", fh), self._flags(case, env, "d", fd)
+                    for nh in self._moved(case, ph, bh):
+                        for nd in self._moved(case, pd, bd):
+                            if nh is not None and nh == nd and nh[1] < self.M:
+                                continue
+                            for a in heads_h:
+                                for b in heads_d:
+                                    for x in new_fh:
+                                        for y in new_fd:
+                                            yield (nh, nd, a, b, x, y, rh, rd)
+
+    def _flags(self, case: ir.Case, env: dict, who: str, current: tuple) -> list[tuple]:
+        options = [list(current)]
+        for s in case.sets:
+            if s.var is None or env.get(s.var) != who:
+                continue
+            k = self.tflags.index(s.flag)
+            value = s.value.value if isinstance(s.value, ir.Const) else None
+            new = []
+            for opt in options:
+                for v in ((value,) if value is not None else (False, True)):
+                    o = list(opt)
+                    o[k] = v
+                    new.append(o)
+            options = new
+        return [tuple(o) for o in options]
+
+    @lru_cache(maxsize=None)
+    def _layout(self, case: ir.Case, k: int):
+        """Open-side items of list k's match: [(item, offset, width)], plus the closed-side items."""
+        m = case.match[k]
+        items = list(m.items)
+        if self.open_right[k]:
+            items = items[::-1]
+        rest_at = next((i for i, it in enumerate(items) if isinstance(it, ir.Rest)), None)
+        open_side = items if rest_at is None else items[:rest_at]
+        closed = [] if rest_at is None else [it for it in items[rest_at + 1:]]
+        out, off = [], 0
+        for it in open_side:
+            out.append((it, off, ir.item_width(it)))
+            off += ir.item_width(it)
+        return tuple(out), off, rest_at is not None, tuple(closed)
+
+    def _roles(self, case: ir.Case, p: tuple[int, int]):
+        """Ways a token at abstract position ``p`` can sit in the case's match of its list."""
+        k, o = p
+        open_items, width, has_rest, closed = self._layout(case, k)
+        M = self.M
+        if o < M and o < width:
+            for it, off, w in open_items:
+                if off <= o < off + w:
+                    if isinstance(it, ir.Tok):
+                        yield ("tok", it.var)
+                    else:
+                        yield ("block", it.var, o - off)
+            return
+        if not has_rest:
+            if o >= M:  # deep token in an exact pattern longer than M: anywhere in it
+                for it, off, w in open_items:
+                    if off + w > M:
+                        yield ("tok", it.var) if isinstance(it, ir.Tok) else ("block", it.var, None)
+            return
+        yield ("rest", o - width if o < M else None)
+        for it in closed:
+            yield ("tok", it.var) if isinstance(it, ir.Tok) else ("block", it.var, None)
+
+    def _moved(self, case: ir.Case, p: tuple[int, int], role) -> list[Pos]:
+        """Possible abstract positions after the rewrite of a token in ``role``."""
+        k, _ = p
+        M = self.M
+        target = ir.Rest(case.match[k].list) if role[0] == "rest" else None
+        for k2, items in enumerate(case.result):
+            seq = list(items)[::-1] if self.open_right[k2] else list(items)
+            off = 0
+            for idx, it in enumerate(seq):
+                w = ir.item_width(it)
+                hit = (role[0] == "tok" and isinstance(it, ir.Tok) and it.var == role[1]) or \
+                      (role[0] == "block" and isinstance(it, ir.Block) and it.var == role[1]) or \
+                      (target is not None and it == target)
+                if hit:
+                    # everything before this item on the open side has a known width only
+                    # when no Rest precedes it
+                    exact = not any(isinstance(x, ir.Rest) for x in seq[:idx])
+                    if role[0] == "tok":
+                        inner = [0]
+                    elif role[0] == "block":
+                        inner = [role[2]] if role[2] is not None else list(range(w))
+                    else:
+                        same_dir = self.open_right[k] == self.open_right[k2]
+                        inner = [role[1]] if (role[1] is not None and same_dir) else None
+                    if exact and inner is not None:
+                        return sorted({(k2, min(off + i, M)) for i in inner})
+                    low = min(off, M)
+                    return [(k2, x) for x in range(low, M + 1)]
+                off += w
+        return [None]
+
+
+def _eval(p: ir.Pred, env: dict, facts: dict, tflags: list[str]) -> Optional[bool]:
+    """Three-valued evaluation: True, False, or None (unknown)."""
+    if isinstance(p, ir.Const):
+        return p.value
+    if isinstance(p, ir.HasHead):
+        who = env.get(p.var)
+        return facts[who][0] if who else None
+    if isinstance(p, ir.IsRoot):
+        who = env.get(p.var)
+        return facts[who][2] if who else None
+    if isinstance(p, ir.TokenFlag):
+        who = env.get(p.var)
+        return facts[who][1][tflags.index(p.flag)] if who else None
+    if isinstance(p, ir.Not):
+        v = _eval(p.item, env, facts, tflags)
+        return None if v is None else not v
+    if isinstance(p, ir.All):
+        vals = [_eval(i, env, facts, tflags) for i in p.items]
+        if any(v is False for v in vals):
+            return False
+        return True if all(v is True for v in vals) else None
+    if isinstance(p, ir.Any_):
+        vals = [_eval(i, env, facts, tflags) for i in p.items]
+        if any(v is True for v in vals):
+            return True
+        return False if all(v is False for v in vals) else None
+    return None
