@@ -2,6 +2,7 @@
 # Bohnet et al. 2016, section 4.2 (Nivre 2003; Kuhlmann et al. 2011 notation).
 system arc_eager_cp "Arc-eager (control parameters, root right)"
   cite     "Bohnet et al. 2016, section 4.2; Nivre 2003"
+  claim    "projective trees (Bohnet et al. 2016, section 4.2)"
   produces projective
   root     right         # so that REDUCE can work at the left periphery
   capacity 2

@@ -4,6 +4,7 @@
 # from the word below it.  Root on the left; parsing ends with only the root.
 system arc_eager_nm_2013 "Non-monotonic arc-eager (Honnibal et al. 2013)"
   cite     "Honnibal, Goldberg & Johnson 2013; summarised in Honnibal & Johnson 2015, section 2"
+  claim    "projective trees; non-monotonic repairs of LEFT-ARC and REDUCE"
   produces projective
   root     left
   lists    σ, β
@@ -21,3 +22,10 @@ system arc_eager_nm_2013 "Non-monotonic arc-eager (Honnibal et al. 2013)"
   # when s was shifted: a learner's matter, so the arc is unlabeled here).
   REDUCE    : (σ|s, β)   => (σ, β)       if has_head(s)
             | (σ|t|s, β) => (σ|t, β)     if not has_head(s)  arc t -> s  unlabeled
+
+  # Dynamic oracle after Honnibal, Goldberg & Johnson (2013): a buffer word can
+  # take any head on the stack or in the buffer; a stack word can take a head from
+  # the buffer (LEFT-ARC, clobbering if need be) and, while headless, from the word
+  # right below it (REDUCE inserts that arc).
+  oracle   honnibal_2013 "Honnibal, Goldberg & Johnson 2013"
+  reachable h -> d if d in β and (h in σ or h in β) or d in σ and h in β or d in σ and not has_head(d) and h in σ and pos(d) == pos(h) + 1

@@ -4,4 +4,5 @@
 system arc_eager_root_heuristic "Arc-eager with the root heuristic"
   extends  "arc-eager.ts"
   cite     "Nivre 2003; heuristic as described by Nivre & Fernández-González 2014, section 2"
+  claim    "with the root heuristic every output is a projective tree (MaltParser practice)"
   finally  attach headless to root

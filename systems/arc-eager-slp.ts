@@ -3,5 +3,6 @@
 system arc_eager_slp "Arc-eager (SLP3 Fig. 18.9)"
   extends  "arc-eager.ts"
   cite     "Jurafsky & Martin, Speech and Language Processing (3rd ed.), 18.2, Fig. 18.9"
+  claim    "the SLP3 trace reduces to [root] at the end"
   # done when the buffer is empty and the stack holds only the root
   terminal ([r], []) if is_root(r)

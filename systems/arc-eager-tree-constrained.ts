@@ -5,6 +5,7 @@
 # last word on the stack is the root.
 system arc_eager_tree_constrained "Tree-constrained arc-eager"
   cite     "Nivre & Fernández-González 2014, Computational Linguistics 40(2), Fig. 3"
+  claim    "sound and complete for projective trees; fewer than 4n transitions"
   produces projective
   root     none
   lists    σ, β
@@ -22,3 +23,11 @@ system arc_eager_tree_constrained "Tree-constrained arc-eager"
   REDUCE    : (σ|s, β)   => (σ, β)      if has_head(s)
   # UNSHIFT: move a headless top word back to the empty buffer.
   UNSHIFT   : (σ|s, [])  => (σ, [s])    if not has_head(s)
+
+  # Approximate dynamic oracle (a lower bound; UNSHIFT makes the system not
+  # arc-decomposable): arc-eager's reachable arcs (Goldberg & Nivre 2012), plus what
+  # UNSHIFT adds once the input is exhausted: a headless stack word can still take
+  # a head from below it on the stack, or from a headless word above it.
+  oracle   tree_constrained "Goldberg & Nivre 2012 extended for Unshift"
+  reachable h -> d if d in β and (h in σ or h in β) or d in σ and not has_head(d) and (h in β or h in σ and (h < d or not has_head(h)))
+  loss = unreachable bound lower

@@ -3,6 +3,7 @@
 # transitions.  REDUCE and UNSHIFT are scored as one class (section 3.1).
 system arc_eager_unshift "Non-monotonic arc-eager with Unshift (Honnibal & Johnson 2015)"
   cite     "Honnibal & Johnson 2015, EMNLP, Table 1"
+  claim    "projective trees; at most 4n transitions"
   produces projective
   root     none
   lists    σ, β
@@ -20,3 +21,20 @@ system arc_eager_unshift "Non-monotonic arc-eager with Unshift (Honnibal & Johns
   UNSHIFT   : (σ|s, β)   => (σ, s|β)    if not has_head(s)   class POP
   # LEFT-ARC: b -> s and pop s, overwriting any head of s.
   LEFT-ARC  : (σ|s, b|β) => (σ, b|β)    arc b -> s  overwrite
+
+  # Dynamic oracle, Honnibal & Johnson (2015), section 2.2: reachable gold arcs are
+  # (1) stack -> buffer, (2) buffer -> headless stack word, (3) buffer -> buffer,
+  # (4) buffer -> stack word with a head (LEFT-ARC clobbers), (5) between stack
+  # words i < j when j is headless; and two moves are never optimal.  Rule (6),
+  # not in the paper, is needed for the count to stay below the true loss: a
+  # headless stack word can go back to the buffer (UNSHIFT) and take any stack
+  # word below it.  Even so the count is not exact (UNSHIFT makes the system
+  # non-arc-decomposable; `tsdsl check-oracle` shows cases), so it is declared
+  # as a lower bound.
+  oracle   honnibal_johnson_2015 "Honnibal & Johnson 2015, section 2.2"
+  reachable h -> d if h in σ and d in β or h in β and d in β or h in β and d in σ or h in σ and d in σ and h < d and not has_head(d) or h in σ and d in σ and d < h and not has_head(h)
+  loss = unreachable bound lower
+  # if s has a head and its true head is in the buffer, REDUCE is not optimal
+  penalty  REDUCE if has_head(s) and gold_head(s) in β
+  # if s has no head and its true head is on the stack, LEFT-ARC is not optimal
+  penalty  LEFT-ARC if not has_head(s) and gold_head(s) in σ

@@ -5,6 +5,7 @@
 # arc-eager-tree-constrained.ts for the two repairs).
 system arc_eager "Arc-eager (Nivre 2003)"
   cite     "Nivre 2003; Nivre & Fernández-González 2014, Fig. 2; Jurafsky & Martin SLP3 18.2"
+  claim    "complete but not sound for projective trees: headless words are left on the stack (Nivre & Fernández-González 2014)"
   produces projective
   root     left
   lists    σ, β
@@ -19,3 +20,10 @@ system arc_eager "Arc-eager (Nivre 2003)"
   RIGHT-ARC : (σ|s, b|β) => (σ|s|b, β)   arc s -> b
   # REDUCE: pop s, which must already have its head.
   REDUCE    : (σ|s, β)   => (σ, β)       if has_head(s)
+
+  # Dynamic oracle, Goldberg & Nivre (2012): arc-eager is arc-decomposable, so the
+  # loss is the number of gold arcs that can no longer be built.  A missing gold
+  # arc is still reachable from the stack to the buffer, between buffer words, or
+  # from the buffer to a stack word that has no head yet.
+  oracle   goldberg_nivre_2012 "Goldberg & Nivre 2012, arc-eager"
+  reachable h -> d if h in σ and d in β or h in β and d in β or h in β and d in σ and not has_head(d)

@@ -10,6 +10,7 @@
 # O[K] itself.
 system arc_hybrid "Arc-hybrid (control parameters)"
   cite      "Bohnet et al. 2016, section 4.4; Kuhlmann et al. 2011"
+  claim     "sound and complete for projective trees (Kuhlmann et al. 2011)"
   produces  projective
   root      right
   capacity  3
@@ -23,3 +24,9 @@ system arc_hybrid "Arc-hybrid (control parameters)"
   RIGHT-ARC = → {P: left}
   # SHIFT: the next word becomes b0; the old b0 becomes s0.
   SHIFT     = +
+
+  # Dynamic oracle, Goldberg & Nivre (2013): arc-hybrid is arc-decomposable.  With
+  # O = [.. s1, s0, b0]: a word at b0 or in U can still take any present head; a
+  # stack word only b0, a word of U, or the word right below it on the stack.
+  oracle   goldberg_nivre_2013 "Goldberg & Nivre 2013, arc-hybrid"
+  reachable h -> d if (d in O or d in U) and (h in O or h in U) and (d in U or d == last(O) or h in U or h == last(O) or pos(d) == pos(h) + 1)

@@ -2,6 +2,7 @@
 # (Fig. 18.7): arcs between the top two words of the stack.
 system arc_standard_slp "Arc-standard (SLP3 Fig. 18.7)"
   cite     "Jurafsky & Martin, Speech and Language Processing (3rd ed.), 18.2, Fig. 18.7"
+  claim    "sound and complete for projective trees (Nivre 2008)"
   produces projective
   root     left
   lists    σ, β

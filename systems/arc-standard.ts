@@ -3,6 +3,7 @@
 # Parsing via Control Parameters", section 4.1 (after Nivre 2003/2008).
 system arc_standard "Arc-standard (control parameters)"
   cite     "Bohnet et al. 2016, section 4.1; Nivre 2008"
+  claim    "sound and complete for projective trees; 2n - 1 transitions (Nivre 2008)"
   produces projective
   root     left
   capacity 2            # K: two active tokens, the top two of the stack
@@ -14,3 +15,11 @@ system arc_standard "Arc-standard (control parameters)"
   RIGHT-ARC = →
   # +: move the front of U onto the right end of O.
   SHIFT     = +
+
+  # Arc-standard is not arc-decomposable (Goldberg & Nivre 2013), so counting the
+  # gold arcs that can no longer be built gives a lower bound of the loss: a word
+  # in U can take any present head; a stack word a head from U or its stack
+  # neighbour on either side.
+  oracle   arc_standard_reachable "Reachable arcs of arc-standard (after Goldberg & Nivre 2013)"
+  reachable h -> d if (d in O or d in U) and (h in O or h in U) and (d in U or h in U or pos(d) == pos(h) + 1 or pos(h) == pos(d) + 1)
+  loss = unreachable bound lower

@@ -5,6 +5,7 @@
 # bring in the words, so it is added here.  N = 1, 2, 3 (attardi-1/2/3.ts).
 system attardi "Attardi non-projective (control parameters)"
   cite     "Bohnet et al. 2016, section 4.6; Attardi 2006; Cohen et al. 2011"
+  claim    "a non-projective superset of projective trees (Bohnet et al. 2016, section 4.6)"
   produces nonprojective covers projective
   root     left
   param    N = 2

@@ -4,6 +4,7 @@
 # repeat an existing arc is not allowed (implicit guards of `multihead`).
 system dag "Sagae & Tsujii DAG parser (control parameters)"
   cite      "Bohnet et al. 2016, section 4.5; Sagae & Tsujii 2008"
+  claim     "projective DAGs (Sagae & Tsujii 2008)"
   produces  projective-dag
   root      right
   multihead              # a token may receive several heads

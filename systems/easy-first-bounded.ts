@@ -3,6 +3,7 @@
 # Try other capacities with --set K=4.
 system easy_first_bounded "Bounded-capacity easy-first"
   cite     "Bohnet et al. 2016, section 5.1"
+  claim    "projective trees (Bohnet et al. 2016, section 5.1)"
   produces projective
   root     none
   capacity 3

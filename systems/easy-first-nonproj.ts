@@ -2,6 +2,7 @@
 # D positions apart.  Bohnet et al. 2016, section 5.2.  Try --set D=3.
 system easy_first_nonproj "Non-projective easy-first"
   cite     "Bohnet et al. 2016, section 5.2"
+  claim    "trees whose arcs fit distance D in O; D = 1 gives projective trees (Bohnet et al. 2016, section 5.2)"
   produces nonprojective covers projective   # every output is a tree; all projective trees derivable
   root     none
   capacity inf

@@ -4,6 +4,7 @@
 # the root ("any" root position in the paper; we take none).
 system easy_first "Easy-first (control parameters)"
   cite     "Bohnet et al. 2016, section 4.3; Goldberg & Elhadad 2010"
+  claim    "projective trees (Bohnet et al. 2016, section 4.3)"
   produces projective
   root     none
   capacity inf           # K = ∞: O holds the whole sentence from the start

@@ -119,11 +119,12 @@ def _pad(s: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     return s.map(lambda v: f" {v} ")
 
 
-STATEMENT_RULES = (
-    "cite", "produces", "root", "extends", "param", "capacity", "distance", "start_fill", "periphery",
-    "multihead", "flag", "lists", "initial", "terminal", "finally_", "drop", "cp_transition",
-    "rule_transition",
-)
+@_functools.lru_cache(maxsize=1)
+def statement_rules() -> tuple[str, ...]:
+    """The grammar's statement kinds (``cite``, ``param``, ``rule_transition``...), read from
+    the ``statement`` rule so that new statements are fuzzed as soon as they exist."""
+    _terminals, rules, _ignore = _ts_lark().grammar.compile(["start"], ())
+    return tuple(sorted({r.expansion[0].name for r in rules if r.origin.name == "statement"}))
 
 
 def _explicit_terminals() -> dict[str, st.SearchStrategy[str]]:
@@ -167,7 +168,7 @@ def _from_lark(start: str) -> st.SearchStrategy[str]:
 def _assembled_specs(draw) -> str:
     lines = [draw(_from_lark("system_header"))]
     for _ in range(draw(st.integers(0, 5))):
-        lines.append(draw(_from_lark(draw(st.sampled_from(STATEMENT_RULES)))))
+        lines.append(draw(_from_lark(draw(st.sampled_from(statement_rules())))))
     return "\n".join(lines) + "\n"
 
 

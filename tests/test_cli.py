@@ -98,8 +98,6 @@ def test_syntax_label_in_first_statement(capsys, tmp_path):
     assert f"{bad}:2:20: error[TS100]: missing `=>` between the two sides of a rewrite rule (unexpected '(')" in err
 
 
-@pytest.mark.xfail(strict=True, reason="bug: SPEC_ERRORS labels only match in the first statement after the "
-                   "header (lark 1.3 ParserState equality compares stack depth)")
 def test_syntax_label_in_later_statement(capsys, tmp_path):
     bad = tmp_path / "syntax.ts"
     bad.write_text(BAD_SYNTAX, encoding="utf-8")

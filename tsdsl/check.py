@@ -9,6 +9,7 @@ are checked and translated directly.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 from dataclasses import dataclass, field
@@ -56,12 +57,13 @@ class _Merged:
     params: dict = field(default_factory=dict)  # name -> Param
     flags: dict = field(default_factory=dict)  # name -> FlagDecl
     transitions: dict = field(default_factory=dict)  # name -> CPTransition | RuleTransition
+    oracles: dict = field(default_factory=dict)  # name -> [OracleDecl, rules...]
     texts: list = field(default_factory=list)
     files: list = field(default_factory=list)
 
 
 _SINGLE_KEYS = {
-    S.Cite: "cite", S.Produces: "produces", S.RootPos: "root", S.Periphery: "periphery",
+    S.Cite: "cite", S.Claim: "claim", S.Produces: "produces", S.RootPos: "root", S.Periphery: "periphery",
     S.Multihead: "multihead", S.ListsDecl: "lists", S.Initial: "initial", S.Terminal: "terminal",
     S.Finally: "finally",
 }
@@ -120,6 +122,7 @@ def _merge(chain: list[S.Spec], sink: DiagnosticSink) -> _Merged:
         m.texts.append(spec.text)
         m.files.append(spec.file)
         seen_here: dict[str, Span] = {}
+        current_oracle: Optional[str] = None
 
         def once(key: str, span: Span) -> None:
             if key in seen_here:
@@ -145,6 +148,17 @@ def _merge(chain: list[S.Spec], sink: DiagnosticSink) -> _Merged:
             elif isinstance(st, (S.CPTransition, S.RuleTransition)):
                 once(f"transition {st.name!r}", st.span)
                 m.transitions[st.name] = st
+            elif isinstance(st, S.OracleDecl):
+                once(f"oracle {st.name!r}", st.span)
+                if current_oracle is None:  # a file that declares oracles replaces the inherited ones
+                    m.oracles = {}
+                m.oracles[st.name] = [st]
+                current_oracle = st.name
+            elif isinstance(st, (S.ReachRule, S.LossRule, S.PenaltyRule)):
+                if current_oracle is None:
+                    sink.error("TS230", "oracle rules must follow an `oracle NAME` line", st.span)
+                else:
+                    m.oracles[current_oracle].append(st)
             elif isinstance(st, S.Drop):
                 if st.name not in m.transitions:
                     sink.error("TS217", f"cannot drop {st.name!r}: no such transition", st.span)
@@ -229,6 +243,9 @@ class _Lowerer:
                 return self.env[e.name]
             self.err("TS201", f"unknown parameter {e.name!r}" + _known(self.env), e.span)
             return 0
+        if isinstance(e, S.GCall):
+            self.err("TS212", f"{e.name}(...) is not a number here", e.span)
+            return 0
         a, b = self._eval(e.left), self._eval(e.right)
         if a is None or b is None:
             if e.op == "-" and b is None:
@@ -285,6 +302,7 @@ class _Lowerer:
         attach = self._finally()
         common = dict(
             name=m.name, title=m.title or m.name, cite=m.singles["cite"].text if "cite" in m.singles else "",
+            claim=m.singles["claim"].text if "claim" in m.singles else "",
             produces=produces, covers=covers, root=root,
             token_flags=tuple((n, f.default) for n, f in self.token_flags.items()),
             global_flags=tuple((n, f.default) for n, f in self.global_flags.items()),
@@ -295,8 +313,57 @@ class _Lowerer:
             ).hexdigest(),
         )
         if cp or not rules:
-            return self._lower_cp(cp, common, multihead, root)
-        return self._lower_rules(rules, common, multihead, root)
+            system = self._lower_cp(cp, common, multihead, root)
+        else:
+            system = self._lower_rules(rules, common, multihead, root)
+        if system is not None and m.oracles:
+            system = dataclasses.replace(system, oracles=self._oracles(system, root))
+        return system
+
+    # ---- declared fast oracles ---------------------------------------------------
+    def _oracles(self, system: ir.System, root: str) -> tuple[ir.Oracle, ...]:
+        out = []
+        actions = {a.name: a for a in system.actions_for(8)}
+        for name, (decl, *rules) in self.m.oracles.items():
+            reach = None
+            losses: list[ir.LossExpr] = []
+            penalties = []
+            for r in rules:
+                if isinstance(r, S.ReachRule):
+                    if reach is not None:
+                        self.err("TS200", f"oracle {name!r} has two reachability rules", r.span)
+                        continue
+                    if r.head == r.dep:
+                        self.err("TS200", "the head and dependent variables of a reachability rule must differ",
+                                 r.span)
+                    reach = (r.positive, r.head, r.dep, self._guard(r.guard, {r.head, r.dep}, root, oracle=True))
+                elif isinstance(r, S.LossRule):
+                    lname = r.name or "loss"
+                    if any(l.name == lname for l in losses):
+                        self.err("TS200", f"loss {lname!r} is declared twice in oracle {name!r}", r.span)
+                    for t in r.terms:
+                        if t not in ir.LOSS_TERMS:
+                            self.err("TS232", f"unknown loss term {t!r}; known: {', '.join(ir.LOSS_TERMS)}", r.span)
+                    bound = r.bound or "exact"
+                    if bound not in ("exact", "lower", "upper"):
+                        self.err("TS232", f"a loss is `bound lower` or `bound upper` (or exact), not {bound!r}",
+                                 r.span)
+                    losses.append(ir.LossExpr(lname, r.terms, bound))
+                else:
+                    action = actions.get(r.action)
+                    if action is None:
+                        self.err("TS233", f"penalty for unknown action {r.action!r}", r.span)
+                        continue
+                    bound_vars = {v for c in action.cases[:1] for m in c.match for i in m.items
+                                  if isinstance(i, ir.Tok) for v in [i.var]}
+                    penalties.append((r.action, self._guard(r.guard, bound_vars, root, oracle=True)))
+            if reach is None:
+                self.err("TS234", f"oracle {name!r} needs a `reachable h -> d if ...` or "
+                                  "`unreachable h -> d if ...` rule", decl.span)
+            if not losses:
+                losses.append(ir.LossExpr("loss", ("unreachable",), "exact"))
+            out.append(ir.Oracle(name, decl.title or name, reach, tuple(losses), tuple(penalties), decl.span))
+        return tuple(out)
 
     def _root(self) -> str:
         st = self.m.singles.get("root")
@@ -658,18 +725,18 @@ class _Lowerer:
             self.err("TS207", f"undeclared flag {name!r} (declare it with `{decl}`)", span)
 
     # ---- guards ------------------------------------------------------------------------
-    def _guard(self, g: S.Guard, bound: set[str], root: str) -> ir.Pred:
+    def _guard(self, g: S.Guard, bound: set[str], root: str, oracle: bool = False) -> ir.Pred:
         def var(name: str, span: Span) -> str:
             if name not in bound:
                 self.err("TS210", f"token variable {name!r} is not bound by the pattern", span)
             return name
 
         if isinstance(g, S.GAnd):
-            return ir.conj(*[self._guard(i, bound, root) for i in g.items])
+            return ir.conj(*[self._guard(i, bound, root, oracle) for i in g.items])
         if isinstance(g, S.GOr):
-            return ir.Any_(tuple(self._guard(i, bound, root) for i in g.items))
+            return ir.Any_(tuple(self._guard(i, bound, root, oracle) for i in g.items))
         if isinstance(g, S.GNot):
-            return ir.Not(self._guard(g.item, bound, root))
+            return ir.Not(self._guard(g.item, bound, root, oracle))
         if isinstance(g, S.GConst):
             return ir.Const(g.value)
         if isinstance(g, S.GPath):
@@ -684,10 +751,19 @@ class _Lowerer:
             if g.flag not in self.global_flags:
                 self._unknown_flag(g.flag, g.span, indexed=False)
             return ir.GlobalFlag(g.flag)
+        if isinstance(g, S.GMember):
+            term = self._term(g.term, bound, oracle)
+            known = self._known_lists()
+            if g.list not in known:
+                self.err("TS209", f"unknown list {g.list!r}; the lists are {', '.join(known)}", g.span)
+            return ir.InList(term, g.list)
+        if isinstance(g, S.GCompare) and not (isinstance(g.call, S.GCall) and g.call.name == "len"
+                                              and not _mentions_vars(g.value, bound)):
+            return ir.Cmp(g.op, self._term(g.call, bound, oracle), self._term(g.value, bound, oracle))
         if isinstance(g, S.GCompare):
             call = g.call
-            if call.name != "len" or len(call.args) != 1:
-                self.err("TS212", "only len(LIST) can be compared with a number", g.span)
+            if len(call.args) != 1:
+                self.err("TS212", "len takes one list", g.span)
                 return ir.TRUE
             lst = self._list_arg(call)
             value = self._eval(g.value)
@@ -696,11 +772,12 @@ class _Lowerer:
                 return ir.TRUE
             return ir.Length(lst, g.op, value)
         if isinstance(g, S.GCall):
-            arity = {"has_head": 1, "is_root": 1, "empty": 1, "path": 2, "arc": 2}
+            arity = {"has_head": 1, "is_root": 1, "empty": 1, "path": 2, "arc": 2, "connected": 2}
             if g.name not in arity:
                 hint = " (compare it: len(σ) == 1)" if g.name == "len" else ""
                 self.err("TS212", f"unknown guard function {g.name!r}{hint}; known: has_head(x), is_root(x), "
-                                  "empty(LIST), len(LIST) OP N, path(x, y), arc(x, y)", g.span)
+                                  "empty(LIST), len(LIST) OP N, path(x, y), arc(x, y), connected(x, y), "
+                                  "x in LIST, comparisons of first/last/len/pos/max/min/gold_head", g.span)
                 return ir.TRUE
             if len(g.args) != arity[g.name]:
                 self.err("TS212", f"{g.name} takes {arity[g.name]} argument(s), not {len(g.args)}", g.span)
@@ -714,8 +791,55 @@ class _Lowerer:
                 return ir.IsRoot(vs[0])
             if g.name == "path":
                 return ir.Path(vs[0], vs[1])
+            if g.name == "connected":
+                return ir.Connected(vs[0], vs[1])
             return ir.ArcExists(vs[0], vs[1])
         raise TypeError(g)
+
+    _TERM_FUNCS = {"first": 1, "front": 1, "last": 1, "top": 1, "len": 1, "pos": 1, "gold_head": 1, "max": 2,
+                   "min": 2}
+
+    def _term(self, e, bound: set[str], oracle: bool) -> ir.Term:
+        """A token term: a bound variable, a number, or a term function (first, last, len, pos,
+        max, min, and gold_head in oracle rules)."""
+        if isinstance(e, S.ParamRef):
+            if e.name in bound:
+                return ir.TVar(e.name)
+            if e.name in self.env:
+                v = self.env[e.name]
+                return ir.TInt(v if v is not None else 10**9)
+            self.err("TS210", f"{e.name!r} is neither a bound token variable nor a parameter", e.span)
+            return ir.TInt(0)
+        if isinstance(e, S.IntLit):
+            return ir.TInt(e.value)
+        if isinstance(e, S.BinOp):
+            if e.op not in ("+", "-"):
+                self.err("TS212", f"only + and - combine token terms, not {e.op!r}", e.span)
+                return ir.TInt(0)
+            return ir.TFunc(e.op, self._term(e.left, bound, oracle), self._term(e.right, bound, oracle))
+        if isinstance(e, S.GCall):
+            arity = self._TERM_FUNCS.get(e.name)
+            if arity is None:
+                self.err("TS212", f"unknown term function {e.name!r}; known: "
+                                  f"{', '.join(sorted(self._TERM_FUNCS))}", e.span)
+                return ir.TInt(0)
+            if len(e.args) != arity:
+                self.err("TS212", f"{e.name} takes {arity} argument(s), not {len(e.args)}", e.span)
+                return ir.TInt(0)
+            if e.name in ("first", "front", "last", "top", "len"):
+                lst = self._list_arg(e)
+                return {"first": ir.TFirst, "front": ir.TFirst, "last": ir.TLast, "top": ir.TLast,
+                        "len": ir.TLen}[e.name](lst)
+            args = [self._term(S.ParamRef(a, s), bound, oracle) for a, s in e.args]
+            if e.name == "gold_head":
+                if not oracle:
+                    self.err("TS231", "gold_head is only known to oracle rules", e.span)
+                return ir.TGold(args[0])
+            if e.name == "pos":
+                return ir.TPos(args[0])
+            return ir.TFunc(e.name, args[0], args[1])
+        self.err("TS212", "expected a token term", getattr(e, "span", self.m.header_span))
+        return ir.TInt(0)
 
     def _list_arg(self, call: S.GCall) -> str:
         name, span = call.args[0]
@@ -895,6 +1019,17 @@ def _narrow(lo: int, hi: Optional[int], op: str, v: int, positive: bool):
     if op == "<":
         return lo, v - 1 if hi is None else min(hi, v - 1)
     return lo, hi
+
+
+def _mentions_vars(e, bound: set[str]) -> bool:
+    """Whether an expression refers to token variables or term functions (not just numbers)."""
+    if isinstance(e, S.ParamRef):
+        return e.name in bound
+    if isinstance(e, S.GCall):
+        return True
+    if isinstance(e, S.BinOp):
+        return _mentions_vars(e.left, bound) or _mentions_vars(e.right, bound)
+    return False
 
 
 def _known(env: dict) -> str:

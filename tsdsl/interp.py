@@ -274,6 +274,15 @@ class Interpreter:
             idx, v = self.list_index[p.list], p.value
             op = _OPS[p.op]
             return lambda c, e: op(len(c.lists[idx]), v)
+        if isinstance(p, ir.Cmp):
+            lf, rf, op = self._term(p.left), self._term(p.right), _OPS[p.op]
+            return lambda c, e: op(lf(c, e), rf(c, e))
+        if isinstance(p, ir.InList):
+            tf, idx = self._term(p.term), self.list_index[p.list]
+            return lambda c, e: tf(c, e) in c.lists[idx]
+        if isinstance(p, ir.Connected):
+            a, b = p.a, p.b
+            return lambda c, e: _component(c, e[a]) == _component(c, e[b])
         if isinstance(p, ir.Not):
             f = self._pred(p.item)
             return lambda c, e: not f(c, e)
@@ -284,6 +293,40 @@ class Interpreter:
             fs = [self._pred(i) for i in p.items]
             return lambda c, e: any(f(c, e) for f in fs)
         raise TypeError(p)
+
+
+    def _term(self, t: ir.Term) -> Callable[[Config, Env], int]:
+        """Compile a token term; ``gold_head`` reads the gold heads bound as ``$gold``."""
+        if isinstance(t, ir.TVar):
+            var = t.var
+            return lambda c, e: e[var]
+        if isinstance(t, ir.TInt):
+            v = t.value
+            return lambda c, e: v
+        if isinstance(t, (ir.TFirst, ir.TLast, ir.TLen)):
+            idx = self.list_index[t.list]
+            if isinstance(t, ir.TFirst):
+                return lambda c, e: c.lists[idx][0] if c.lists[idx] else c.n + 2
+            if isinstance(t, ir.TLast):
+                return lambda c, e: c.lists[idx][-1] if c.lists[idx] else 0
+            return lambda c, e: len(c.lists[idx])
+        if isinstance(t, ir.TPos):
+            f = self._term(t.term)
+
+            def pos(c, e):
+                x = f(c, e)
+                for lst in c.lists:
+                    if x in lst:
+                        return lst.index(x)
+                return -1
+
+            return pos
+        if isinstance(t, ir.TGold):
+            f = self._term(t.term)
+            return lambda c, e: e["$gold"][f(c, e)]
+        lf, rf = self._term(t.left), self._term(t.right)
+        fn = {"max": max, "min": min, "+": lambda a, b: a + b, "-": lambda a, b: a - b}[t.op]
+        return lambda c, e: fn(lf(c, e), rf(c, e))
 
 
 _OPS = {
@@ -313,6 +356,26 @@ def _path(c: Config, ancestor: int, descendant: int) -> bool:
                 seen.add(h)
                 todo.append(h)
     return False
+
+
+def _component(c: Config, t: int) -> int:
+    """A representative of the weakly connected component of ``t`` in the arcs (single-head)."""
+    if c.multi is not None:
+        seen, todo = {t}, [t]
+        while todo:
+            x = todo.pop()
+            nbrs = list(c.multi[x]) + [d for d in range(len(c.multi)) if x in c.multi[d]]
+            for y in nbrs:
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+        return min(seen)
+    # follow heads to the top of t's tree (no cycles in single-head arcs built with guards)
+    steps, limit = 0, len(c.heads)
+    while c.heads[t] >= 0 and steps <= limit:
+        t = c.heads[t]
+        steps += 1
+    return t
 
 
 def _split_label(name: str) -> tuple[str, Optional[str]]:

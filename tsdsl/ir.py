@@ -122,6 +122,105 @@ class Length:
     value: int
 
 
+# ---- token terms (in comparisons and membership) ----
+
+
+@dataclass(frozen=True)
+class TVar:
+    var: str
+
+
+@dataclass(frozen=True)
+class TInt:
+    value: int
+
+
+@dataclass(frozen=True)
+class TFirst:
+    """The first token of a list in reading order (past the end, n+2, when empty)."""
+
+    list: str
+
+
+@dataclass(frozen=True)
+class TLast:
+    """The last token of a list in reading order (0 when empty)."""
+
+    list: str
+
+
+@dataclass(frozen=True)
+class TLen:
+    list: str
+
+
+@dataclass(frozen=True)
+class TPos:
+    """The index of a token in the list that holds it (-1 when in none)."""
+
+    term: "Term"
+
+
+@dataclass(frozen=True)
+class TGold:
+    """The gold head of a token (oracle rules only; the root token for the root)."""
+
+    term: "Term"
+
+
+@dataclass(frozen=True)
+class TFunc:
+    """``max``, ``min``, ``+`` or ``-`` of two terms."""
+
+    op: str
+    left: "Term"
+    right: "Term"
+
+
+Term = Union[TVar, TInt, TFirst, TLast, TLen, TPos, TGold, TFunc]
+
+
+def term_text(t: Term) -> str:
+    if isinstance(t, TVar):
+        return t.var
+    if isinstance(t, TInt):
+        return str(t.value)
+    if isinstance(t, TFirst):
+        return f"first({t.list})"
+    if isinstance(t, TLast):
+        return f"last({t.list})"
+    if isinstance(t, TLen):
+        return f"len({t.list})"
+    if isinstance(t, TPos):
+        return f"pos({term_text(t.term)})"
+    if isinstance(t, TGold):
+        return f"gold_head({term_text(t.term)})"
+    if t.op in ("max", "min"):
+        return f"{t.op}({term_text(t.left)}, {term_text(t.right)})"
+    return f"{term_text(t.left)} {t.op} {term_text(t.right)}"
+
+
+@dataclass(frozen=True)
+class Cmp:
+    op: str
+    left: Term
+    right: Term
+
+
+@dataclass(frozen=True)
+class InList:
+    term: Term
+    list: str
+
+
+@dataclass(frozen=True)
+class Connected:
+    """The two tokens are in one weakly connected component of the arcs."""
+
+    a: str
+    b: str
+
+
 @dataclass(frozen=True)
 class Not:
     item: "Pred"
@@ -142,7 +241,8 @@ class Const:
     value: bool
 
 
-Pred = Union[HasHead, IsRoot, TokenFlag, GlobalFlag, Path, ArcExists, Length, Not, All, Any_, Const]
+Pred = Union[HasHead, IsRoot, TokenFlag, GlobalFlag, Path, ArcExists, Length, Cmp, InList, Connected, Not, All,
+             Any_, Const]
 
 TRUE = Const(True)
 
@@ -176,6 +276,12 @@ def pred_text(p: Pred) -> str:
         return f"{p.head} -> {p.dep}"
     if isinstance(p, Length):
         return f"len({p.list}) {p.op} {p.value}"
+    if isinstance(p, Cmp):
+        return f"{term_text(p.left)} {p.op} {term_text(p.right)}"
+    if isinstance(p, InList):
+        return f"{term_text(p.term)} in {p.list}"
+    if isinstance(p, Connected):
+        return f"connected({p.a}, {p.b})"
     if isinstance(p, Not):
         return f"not {pred_text(p.item)}" if not isinstance(p.item, (All, Any_)) else f"not ({pred_text(p.item)})"
     if isinstance(p, All):
@@ -201,6 +307,12 @@ def pred_json(p: Pred):
         return ["or", *[pred_json(i) for i in p.items]]
     if isinstance(p, Const):
         return p.value
+    if isinstance(p, Cmp):
+        return ["cmp", p.op, term_text(p.left), term_text(p.right)]
+    if isinstance(p, InList):
+        return ["in", term_text(p.term), p.list]
+    if isinstance(p, Connected):
+        return ["connected", p.a, p.b]
     name = {HasHead: "has_head", IsRoot: "is_root", TokenFlag: "token_flag", GlobalFlag: "global_flag",
             Path: "path", ArcExists: "arc", Length: "len"}[type(p)]
     return [name, *[getattr(p, f) for f in p.__dataclass_fields__]]
@@ -289,6 +401,34 @@ class ListDecl:
     open_end: str  # "R" (stack-like: the top is the last element) or "L" (buffer-like)
 
 
+@dataclass(frozen=True)
+class LossExpr:
+    """A loss formula: a sum of named terms; ``bound`` says whether it is exact, a lower or an upper bound."""
+
+    name: str
+    terms: tuple[str, ...]
+    bound: str  # "exact" | "lower" | "upper"
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """A fast, declared oracle: which gold arcs are still reachable, loss formulas, penalties.
+
+    ``reach`` is (positive, head var, dep var, predicate): with positive=True the
+    predicate says when a missing gold arc head -> dep can still be built, else
+    when it cannot.  A gold arc already present always counts as reachable.
+    """
+
+    name: str
+    title: str
+    reach: Optional[tuple[bool, str, str, Pred]]
+    losses: tuple[LossExpr, ...]
+    penalties: tuple[tuple[str, Pred], ...]
+    origin: Span
+
+
+LOSS_TERMS = ("unreachable", "cycles", "problematic_cycles")
+
 TREE_CLASSES = ("projective", "nonprojective", "dag", "projective-dag", "any")
 
 
@@ -314,6 +454,8 @@ class System:
     source_hash: str
     style: str  # "control-parameters" | "rewrite"
     settings: tuple[tuple[str, object], ...] = ()
+    claim: str = ""
+    oracles: tuple[Oracle, ...] = ()
     fixed_actions: Optional[tuple[Action, ...]] = None
     instantiate: Optional[Callable[[int], tuple[Action, ...]]] = field(default=None, compare=False, repr=False)
     sources: tuple[str, ...] = ()

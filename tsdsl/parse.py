@@ -317,6 +317,9 @@ class _ToAST(Transformer):
     def cite(self, meta, items):
         return S.Cite(self._string(items[0]), self._span(meta))
 
+    def claim(self, meta, items):
+        return S.Claim(self._string(items[0]), self._span(meta))
+
     def produces(self, meta, items):
         cls, covers = items
         return S.Produces(str(cls), str(covers) if covers is not None else None, self._span(meta))
@@ -449,9 +452,36 @@ class _ToAST(Transformer):
         name, *args = items
         return S.GCall(str(name), tuple(self._name(a) for a in args if a is not None), self._span(meta))
 
+    def _operand(self, x):
+        return x if isinstance(x, S.GCall) else S.ParamRef(S.ascii_name(str(x)), self._tspan(x))
+
     def compare(self, meta, items):
-        call, op, value = items
-        return S.GCompare(call, "==" if str(op) == "=" else str(op), value, self._span(meta))
+        left, op, value = items
+        return S.GCompare(self._operand(left), "==" if str(op) == "=" else str(op), value, self._span(meta))
+
+    def member(self, meta, items):
+        left, lst = items
+        return S.GMember(self._operand(left), S.ascii_name(str(lst)), self._span(meta))
+
+    # ---- oracle rules ----
+    def oracle_decl(self, meta, items):
+        name, title = items
+        return S.OracleDecl(str(name), self._string(title) if title is not None else None, self._span(meta))
+
+    def reach_rule(self, meta, items):
+        kind, head, _arrow, dep, guard = items
+        return S.ReachRule(str(kind) == "reachable", S.ascii_name(str(head)), S.ascii_name(str(dep)), guard,
+                           self._span(meta))
+
+    def loss_rule(self, meta, items):
+        name, *rest = items
+        bound = rest.pop() if rest and (rest[-1] is None or rest[-1].type == "NAME") and len(rest) % 2 == 0 else None
+        terms = tuple(str(t) for t in rest if t is not None and t.type == "NAME")
+        return S.LossRule(str(name) if name is not None else None, terms,
+                          str(bound) if bound is not None else None, self._span(meta))
+
+    def penalty_rule(self, meta, items):
+        return S.PenaltyRule(str(items[0]), items[1], self._span(meta))
 
     def path(self, meta, items):
         return S.GPath(S.ascii_name(str(items[0])), S.ascii_name(str(items[2])), self._span(meta))

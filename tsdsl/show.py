@@ -36,6 +36,7 @@ def render_text(system: ir.System, n: Optional[int] = None) -> str:
     lines = [
         f"system {system.name}: {system.title}",
         f"  cite       {system.cite or '-'}",
+        *([f"  claim      {system.claim}"] if system.claim else []),
         f"  style      {system.style}",
         f"  produces   {system.produces}" + (f" (covers {system.covers})" if system.covers != system.produces else ""),
         f"  root       {system.root}",
@@ -63,6 +64,16 @@ def render_text(system: ir.System, n: Optional[int] = None) -> str:
     lines.append(f"  terminal   {_match_text(system, t.match)}{guard}")
     if system.attach_headless_to_root:
         lines.append("  finally    attach headless to root")
+    for o in system.oracles:
+        lines.append(f"  oracle     {o.name}: {o.title}   [{_loc(o.origin)}]")
+        if o.reach is not None:
+            positive, h, d, pred = o.reach
+            lines.append(f"    {'reachable' if positive else 'unreachable'} {h} -> {d} if {ir.pred_text(pred)}")
+        for l in o.losses:
+            lines.append(f"    loss {l.name} = {' + '.join(l.terms)}" + (f"  ({l.bound} bound)" if l.bound != "exact"
+                                                                           else "  (exact)"))
+        for name, pred in o.penalties:
+            lines.append(f"    penalty {name} if {ir.pred_text(pred)}")
     actions = system.actions_for(n or 6) if system.unbounded else system.actions
     note = f" (capacity inf: instantiated for {n or 6} tokens)" if system.unbounded else ""
     lines.append(f"actions: {len(actions)}{note}")
@@ -98,7 +109,7 @@ def _items_json(items) -> list:
 def to_json_dict(system: ir.System, n: Optional[int] = None) -> dict:
     actions = system.actions_for(n or 6) if system.unbounded else system.actions
     return {
-        "name": system.name, "title": system.title, "cite": system.cite, "style": system.style,
+        "name": system.name, "title": system.title, "cite": system.cite, "claim": system.claim, "style": system.style,
         "produces": system.produces, "covers": system.covers, "root": system.root,
         "lists": [{"name": d.name, "open_end": "right" if d.open_end == "R" else "left"} for d in system.lists],
         "params": dict(system.params), "settings": dict(system.settings),
@@ -108,6 +119,14 @@ def to_json_dict(system: ir.System, n: Optional[int] = None) -> dict:
         "terminal": {"match": {m.list: _items_json(m.items) for m in system.terminal.match},
                      "guard": ir.pred_json(system.terminal.guard)},
         "finally": ["attach headless to root"] if system.attach_headless_to_root else [],
+        "oracles": [
+            {"name": o.name, "title": o.title, "origin": _loc(o.origin),
+             "reach": None if o.reach is None else {"positive": o.reach[0], "head": o.reach[1], "dep": o.reach[2],
+                                                    "if": ir.pred_json(o.reach[3])},
+             "losses": [{"name": l.name, "terms": list(l.terms), "bound": l.bound} for l in o.losses],
+             "penalties": [{"action": a, "if": ir.pred_json(p)} for a, p in o.penalties]}
+            for o in system.oracles
+        ],
         "unbounded": system.unbounded, "instantiated_for_tokens": (n or 6) if system.unbounded else None,
         "source": {"file": system.source_file, "sha256": system.source_hash, "chain": list(system.sources)},
         "actions": [

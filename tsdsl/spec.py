@@ -64,9 +64,20 @@ class GCall:
 
 @dataclass(frozen=True)
 class GCompare:
-    call: GCall
+    """``left OP value``: ``len(σ) >= 2``, or token terms such as ``x < max(y, z)``."""
+
+    call: Union[GCall, "ParamRef"]
     op: str
     value: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class GMember:
+    """``term in LIST``: the token (a variable or ``gold_head(x)``) is in the list."""
+
+    term: Union[GCall, "ParamRef"]
+    list: str
     span: Span
 
 
@@ -121,7 +132,7 @@ class GOr:
     span: Span
 
 
-Guard = Union[GCall, GCompare, GPath, GArc, GTokenFlag, GGlobalFlag, GConst, GNot, GAnd, GOr]
+Guard = Union[GCall, GCompare, GMember, GPath, GArc, GTokenFlag, GGlobalFlag, GConst, GNot, GAnd, GOr]
 
 
 # ---- configurations and rules -------------------------------------------------
@@ -176,6 +187,14 @@ class RuleCase:
 # ---- statements -------------------------------------------------------------
 @dataclass(frozen=True)
 class Cite:
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What the paper claims about the system (free text, shown next to the verdict)."""
+
     text: str
     span: Span
 
@@ -289,9 +308,45 @@ class RuleTransition:
 
 
 Statement = Union[
-    Cite, Produces, RootPos, Extends, Param, Setting, Periphery, Multihead, FlagDecl,
+    Cite, Claim, Produces, RootPos, Extends, Param, Setting, Periphery, Multihead, FlagDecl,
     ListsDecl, Initial, Terminal, Finally, Drop, CPTransition, RuleTransition,
 ]
+
+
+@dataclass(frozen=True)
+class OracleDecl:
+    name: str
+    title: Optional[str]
+    span: Span
+
+
+@dataclass(frozen=True)
+class ReachRule:
+    """``reachable h -> d if GUARD`` (positive) or ``unreachable h -> d if GUARD``."""
+
+    positive: bool
+    head: str
+    dep: str
+    guard: Guard
+    span: Span
+
+
+@dataclass(frozen=True)
+class LossRule:
+    name: Optional[str]
+    terms: tuple[str, ...]
+    bound: Optional[str]
+    span: Span
+
+
+@dataclass(frozen=True)
+class PenaltyRule:
+    action: str
+    guard: Guard
+    span: Span
+
+
+OracleRule = Union[OracleDecl, ReachRule, LossRule, PenaltyRule]
 
 
 @dataclass(frozen=True)

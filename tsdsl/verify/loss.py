@@ -21,7 +21,7 @@ from typing import Optional, Sequence
 
 from .. import ir
 from ..interp import Config, Interpreter
-from .reach import PairReachability
+from .reach import pair_reachability
 from .space import state_key
 
 INF = math.inf
@@ -64,7 +64,7 @@ class LossSearch:
         self.nonmonotonic = _nonmonotonic_actions(it.system, n_tokens)
         self._attach = it.system.attach_headless_to_root
         self._has_root = it.system.root != "none"
-        self.reach = PairReachability(it.system, n_tokens)
+        self.reach = pair_reachability(it.system, n_tokens)
 
     # ---- bounds ---------------------------------------------------------------
     def hamming(self, c: Config) -> int:
@@ -80,9 +80,7 @@ class LossSearch:
         """Errors no continuation can undo (reduced tokens; every arc when monotonic)."""
         if c.multi is not None:
             return 0
-        present = set()
-        for lst in c.lists:
-            present.update(lst)
+        present = self.reach.positions(c)
         bound = 0
         root = c.root
         for d in range(1, self.n + 1):
@@ -100,18 +98,22 @@ class LossSearch:
                 continue
             if g == 0 and (self._attach or not self._has_root):
                 continue  # the finally rule (or being the last headless word) makes it the root
-            if not self.reach.reachable(c, root if g == 0 else g, d):
+            if not self.reach.reachable(c, root if g == 0 else g, d, present):
                 bound += 1
         return bound
 
     def _order_key(self, c: Config, lb: int, action: str) -> tuple:
-        wrong = 0
+        """Search order: lower bound, then fewer wrong and more gold arcs, monotonic first."""
+        wrong = right = 0
         if c.multi is None:
             for d in range(1, self.n + 1):
                 h = c.heads[d]
-                if h >= 0 and (0 if h == c.root else h) != self.gold[d - 1]:
-                    wrong += 1
-        return (lb, wrong, action in self.nonmonotonic)
+                if h >= 0:
+                    if (0 if h == c.root else h) != self.gold[d - 1]:
+                        wrong += 1
+                    else:
+                        right += 1
+        return (lb, wrong, -right, action in self.nonmonotonic)
 
     # ---- search ---------------------------------------------------------------------
     def loss(self, c: Config) -> float:

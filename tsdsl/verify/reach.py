@@ -22,6 +22,20 @@ from ..interp import Config
 Pos = Optional[tuple[int, int]]  # (list index, offset from the open end, capped at M); None = gone
 
 
+_SHARED: dict[tuple[int, int], "PairReachability"] = {}
+
+
+def pair_reachability(system: ir.System, n_tokens: int) -> "PairReachability":
+    """The shared analysis of ``system`` (its cache outlives one search)."""
+    key = (id(system), n_tokens if system.unbounded else 0)
+    hit = _SHARED.get(key)
+    if hit is None or hit.system is not system:
+        if len(_SHARED) > 256:
+            _SHARED.clear()
+        hit = _SHARED[key] = PairReachability(system, n_tokens)
+    return hit
+
+
 class PairReachability:
     """Abstract reachability of single arcs for one system (and one token count)."""
 
@@ -31,6 +45,7 @@ class PairReachability:
         self.lindex = {d.name: k for k, d in enumerate(system.lists)}
         self.open_right = [d.open_end == "R" for d in system.lists]
         self.cases = [c for a in self.actions for c in a.cases]
+        self.guards = [c.full_guard for c in self.cases]
         depth = 1
         for c in self.cases:
             for m in c.match:
@@ -42,14 +57,23 @@ class PairReachability:
         self.cache: dict[tuple, bool] = {}
 
     # ---- concrete -> abstract ---------------------------------------------------
-    def abstract(self, c: Config, h: int, d: int) -> tuple:
-        def pos(t: int) -> Pos:
-            for k, lst in enumerate(c.lists):
-                if t in lst:
-                    i = lst.index(t)
-                    off = len(lst) - 1 - i if self.open_right[k] else i
-                    return (k, min(off, self.M))
-            return None
+    def positions(self, c: Config) -> dict[int, tuple[int, int]]:
+        """Every token's abstract position in ``c`` (tokens in no list are absent)."""
+        out = {}
+        M = self.M
+        for k, lst in enumerate(c.lists):
+            last = len(lst) - 1
+            if self.open_right[k]:
+                for i, t in enumerate(lst):
+                    out[t] = (k, min(last - i, M))
+            else:
+                for i, t in enumerate(lst):
+                    out[t] = (k, min(i, M))
+        return out
+
+    def abstract(self, c: Config, h: int, d: int, positions: Optional[dict] = None) -> tuple:
+        where = positions if positions is not None else self.positions(c)
+        pos = where.get
 
         def headed(t: int) -> bool:
             return bool(c.multi[t]) if c.multi is not None else c.heads[t] >= 0
@@ -57,9 +81,9 @@ class PairReachability:
         flags = lambda t: tuple(bool(c.tflags[f][t]) for f in self.tflags)
         return (pos(h), pos(d), headed(h), headed(d), flags(h), flags(d), h == c.root, d == c.root)
 
-    def reachable(self, c: Config, h: int, d: int) -> bool:
+    def reachable(self, c: Config, h: int, d: int, positions: Optional[dict] = None) -> bool:
         """Whether the arc h -> d may still be created from ``c`` (True when unsure)."""
-        return self._search(self.abstract(c, h, d))
+        return self._search(self.abstract(c, h, d, positions))
 
     # ---- abstract search -----------------------------------------------------------
     def _search(self, start: tuple) -> bool:
@@ -95,7 +119,7 @@ class PairReachability:
         ph, pd, hh, hd, fh, fd, rh, rd = state
         if ph is None or pd is None:
             return
-        for case in self.cases:
+        for case, guard in zip(self.cases, self.guards):
             for bh in self._roles(case, ph):
                 for bd in self._roles(case, pd):
                     if bh[0] == "tok" and bd[0] == "tok" and bh[1] == bd[1]:
@@ -108,7 +132,7 @@ class PairReachability:
                     if bd[0] == "tok":
                         env[bd[1]] = "d"
                     facts = {"h": (hh, fh, rh), "d": (hd, fd, rd)}
-                    if _eval(case.full_guard, env, facts, self.tflags) is False:
+                    if _eval(guard, env, facts, self.tflags) is False:
                         continue
                     heads_h, heads_d = {hh}, {hd}
                     goal = False

@@ -1,0 +1,173 @@
+"""Treebank coverage on small generated treebanks: exact, hand-checked numbers.
+
+The hand-checked treebank (heads in CoNLL-U numbering):
+
+    (0,)          projective
+    (2, 0, 2)     projective
+    (3, 4, 0, 3)  non-projective: 3->1 crosses 4->2, and 4->2 crosses 0->3
+                  (3 crossing arcs).  A projective system's best tree must change
+                  word 2's head (changing word 1 leaves 4->2 x 0->3), so it keeps
+                  3->1 and 0->3: 2 reached.
+    (3, 0, 2)     non-projective: 3->1 crosses 0->2 (2 crossing arcs).  Only word 1
+                  can change at loss 1 (word 2 or 3 would leave a cycle or the
+                  crossing), so 0->2 is kept: 1 reached.
+    (2, 0, 2, 3)  projective
+
+Projective systems derive 3/5 and reach 3 of the 5 crossing arcs; Covington
+derives all 5 and so reaches all 5.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tsdsl import load_system
+from tsdsl.cli import main
+from tsdsl.conllu import read_conllu
+from tsdsl.trees import is_projective
+from tsdsl.verify.classes import single_root_trees
+from tsdsl.verify.coverage import coverage, nonprojective_arcs
+
+HAND = [(0,), (2, 0, 2), (3, 4, 0, 3), (3, 0, 2), (2, 0, 2, 3)]
+
+
+def to_conllu(trees) -> str:
+    out = []
+    for k, heads in enumerate(trees, 1):
+        out.append(f"# sent_id = {k}\n")
+        for d, h in enumerate(heads, 1):
+            out.append(f"{d}\tw{d}\t_\tX\t_\t_\t{h}\t{'root' if h == 0 else 'dep'}\t_\t_\n")
+        out.append("\n")
+    return "".join(out)
+
+
+@pytest.fixture
+def hand_file(tmp_path):
+    p = tmp_path / "hand.conllu"
+    p.write_text(to_conllu(HAND), encoding="utf-8")
+    return p
+
+
+def test_nonprojective_arcs_hand_checked():
+    assert nonprojective_arcs((0,)) == []
+    assert nonprojective_arcs((2, 0, 2, 3)) == []
+    assert nonprojective_arcs((3, 4, 0, 3)) == [(3, 1), (4, 2), (0, 3)]
+    assert nonprojective_arcs((3, 0, 2)) == [(3, 1), (0, 2)]
+    assert nonprojective_arcs((2, 0, 1)) == [(0, 2), (1, 3)]  # the root arc is crossed too
+
+
+@pytest.mark.parametrize("spec", ["arc-eager", "arc-hybrid"])
+def test_projective_system_on_hand_treebank(systems_dir, hand_file, spec):
+    r = coverage(load_system(systems_dir / f"{spec}.ts"), read_conllu(hand_file), file=str(hand_file))
+    assert (r.sentences, r.words, r.projective) == (5, 15, 3)
+    assert (r.derivable, r.not_derivable, r.undecided, r.skipped) == (3, 2, 0, 0)
+    assert r.nps_share == pytest.approx(0.6) and r.projective_share == pytest.approx(0.6)
+    assert (r.nonprojective_arcs, r.nonprojective_arcs_reached, r.nonprojective_arcs_undecided) == (5, 3, 0)
+    assert r.reached_share == pytest.approx(0.6)
+    assert [v.status for v in r.per_sentence] == ["derivable", "derivable", "not derivable", "not derivable",
+                                                  "derivable"]
+    assert [v.reached_arcs for v in r.per_sentence] == [0, 0, 2, 1, 0]
+    assert [v.line for v in r.per_sentence] == [1, 4, 9, 15, 20]
+    assert [v.sent_id for v in r.per_sentence] == ["1", "2", "3", "4", "5"]
+
+
+def test_covington_on_hand_treebank(systems_dir, hand_file):
+    r = coverage(load_system(systems_dir / "covington.ts"), read_conllu(hand_file))
+    assert (r.derivable, r.not_derivable, r.undecided) == (5, 0, 0)
+    assert r.nps_share == 1.0
+    assert (r.nonprojective_arcs, r.nonprojective_arcs_reached) == (5, 5)
+    assert [v.reached_arcs for v in r.per_sentence] == [0, 0, 3, 2, 0]
+
+
+def test_generated_treebank_all_small_trees(systems_dir, tmp_path):
+    """Every single-root tree of 1..4 words: 1 + 2 + 9 + 64 = 76 trees, of which
+    1 + 2 + 7 + 30 = 40 projective (A006013)."""
+    trees = [t for n in range(1, 5) for t in single_root_trees(n, False)]
+    assert len(trees) == 76 and sum(map(is_projective, trees)) == 40
+    p = tmp_path / "all.conllu"
+    p.write_text(to_conllu(trees), encoding="utf-8")
+    sents = read_conllu(p)
+    eager = coverage(load_system(systems_dir / "arc-eager.ts"), sents)
+    assert (eager.sentences, eager.projective, eager.derivable, eager.not_derivable) == (76, 40, 40, 36)
+    assert [v.status == "derivable" for v in eager.per_sentence] == [is_projective(t) for t in trees]
+    cov = coverage(load_system(systems_dir / "covington.ts"), sents)
+    assert (cov.derivable, cov.undecided) == (76, 0)
+    total = sum(len(nonprojective_arcs(t)) for t in trees)
+    assert cov.nonprojective_arcs == eager.nonprojective_arcs == total == cov.nonprojective_arcs_reached
+    assert eager.nonprojective_arcs_undecided == 0
+    assert 0 < eager.nonprojective_arcs_reached < total
+
+
+def test_budget_exceeded_is_undecided(systems_dir):
+    r = coverage(load_system(systems_dir / "arc-eager.ts"), HAND, budget=1)
+    # one word: a single expansion decides it; every longer sentence needs more
+    assert [v.status for v in r.per_sentence] == ["derivable"] + ["undecided"] * 4
+    assert (r.derivable, r.undecided) == (1, 4)
+    assert r.nps_share == pytest.approx(0.2) and r.nps_share_upper == pytest.approx(1.0)
+    assert (r.nonprojective_arcs, r.nonprojective_arcs_reached, r.nonprojective_arcs_undecided) == (5, 0, 5)
+    assert r.reached_share is None
+    text = r.render_text()
+    assert "undecided:            4 (budget 1 configurations per sentence)" in text
+    assert "  undecided: sentence 3, 4 words" in text
+
+
+def test_max_len_skips_and_counts(systems_dir):
+    r = coverage(load_system(systems_dir / "arc-eager.ts"), HAND, max_len=3)
+    assert (r.sentences, r.skipped, r.words, r.derivable, r.not_derivable) == (3, 2, 7, 2, 1)
+    assert (r.nonprojective_arcs, r.nonprojective_arcs_reached) == (2, 1)
+    assert [v.status for v in r.per_sentence][2:] == ["skipped", "not derivable", "skipped"]
+
+
+# ---- command line ------------------------------------------------------------------------
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_json(capsys, systems_dir, hand_file):
+    code, out, err = run(capsys, "coverage", systems_dir / "arc-eager.ts", hand_file, "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["system"] == "arc_eager" and d["file"] == str(hand_file)
+    assert (d["sentences"], d["derivable"], d["not_derivable"], d["undecided"]) == (5, 3, 2, 0)
+    assert (d["nonprojective_arcs"], d["nonprojective_arcs_reached"]) == (5, 3)
+    assert d["nps_share"] == pytest.approx(0.6) and d["budget"] > 0
+    assert [s["status"] for s in d["per_sentence"]][2] == "not derivable"
+
+
+def test_cli_limit_max_len_budget_set(capsys, systems_dir, hand_file):
+    code, out, _ = run(capsys, "coverage", systems_dir / "attardi.ts", hand_file, "--json",
+                       "--limit", "4", "--max-len", "3", "--budget", "inf", "--set", "N=1")
+    d = json.loads(out)
+    assert code == 0 and d["budget"] is None
+    assert (d["sentences"], d["skipped"], d["derivable"], d["not_derivable"]) == (3, 1, 2, 1)
+    code, out, _ = run(capsys, "coverage", systems_dir / "attardi.ts", hand_file, "--json", "--set", "N=2")
+    assert json.loads(out)["derivable"] == 5
+
+
+def test_cli_text(capsys, systems_dir, hand_file):
+    code, out, _ = run(capsys, "coverage", systems_dir / "arc-eager.ts", hand_file)
+    assert code == 0
+    assert "derivable:            3 / 5 (60.00%)" in out
+    assert "non-projective arcs:  5, reached 3 (60.00% of decided)" in out
+
+
+def test_cli_bad_conllu_is_located(capsys, systems_dir, tmp_path):
+    p = tmp_path / "bad.conllu"
+    p.write_text(to_conllu([(0, 1)]) + "1\tx\t_\tX\t_\t_\t2\tdep\t_\t_\n\n", encoding="utf-8")
+    code, out, err = run(capsys, "coverage", systems_dir / "arc-eager.ts", p)
+    assert code == 1 and out == ""
+    assert err == f"{p}:5: HEAD 2 out of range 0..1\n"
+
+
+@pytest.mark.parametrize("budget", ["0", "-3", "lots"])
+def test_cli_bad_budget(capsys, systems_dir, hand_file, budget):
+    with pytest.raises(SystemExit) as info:
+        main(["coverage", str(systems_dir / "arc-eager.ts"), str(hand_file), "--budget", budget])
+    assert info.value.code == 2
+    assert "expected a positive integer or inf" in capsys.readouterr().err

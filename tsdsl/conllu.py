@@ -1,0 +1,469 @@
+"""Faithful CoNLL-U reading and writing.
+
+A :class:`Sentence` keeps every line of its block exactly as read (line
+terminators included), so ``write_conllu(read_conllu(p))`` reproduces the file
+byte for byte: comments, multiword-token lines (``3-4``) and empty nodes
+(``5.1``) pass through untouched.  Word lines are also parsed into their ten
+fields; :meth:`Sentence.with_heads` returns a copy in which only the HEAD and
+DEPREL columns of word lines are rewritten.
+
+Heads use CoNLL-U numbering (words 1..n, 0 = the root, ``None`` = ``_``), the
+numbering of :meth:`tsdsl.interp.Interpreter.output`.
+
+Malformed input raises :class:`ConlluError` whose message is
+``file:line: message`` (the first problem of the file).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Optional, Sequence, Union
+
+from .errors import TsdslError, UsageError
+from .trees import Tree
+
+__all__ = [
+    "ConlluError", "Sentence", "Word", "parse_conllu", "read_conllu", "sentence_text", "write_conllu",
+]
+
+FIELDS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+HEAD_COL, DEPREL_COL = 6, 7
+
+_WORD_ID = re.compile(r"[0-9]+\Z")
+_RANGE_ID = re.compile(r"[0-9]+-[0-9]+\Z")
+_EMPTY_ID = re.compile(r"[0-9]+\.[0-9]+\Z")
+_INT = re.compile(r"-?[0-9]+\Z")
+
+
+class ConlluError(TsdslError):
+    """A CoNLL-U file is malformed; ``str()`` is ``file:line: message``."""
+
+    def __init__(self, file: str, line: int, message: str):
+        self.file = file
+        self.line = line
+        self.message = message
+        super().__init__(f"{file}:{line}: {message}")
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word line (integer ID): its ten columns and where it was read."""
+
+    id: int
+    fields: tuple[str, ...]
+    line: int = 0  # 1-based line in the source file (0 when unknown)
+
+    @property
+    def form(self) -> str:
+        return self.fields[1]
+
+    @property
+    def lemma(self) -> str:
+        return self.fields[2]
+
+    @property
+    def upos(self) -> str:
+        return self.fields[3]
+
+    @property
+    def xpos(self) -> str:
+        return self.fields[4]
+
+    @property
+    def feats(self) -> str:
+        return self.fields[5]
+
+    @property
+    def head(self) -> Optional[int]:
+        """The HEAD column as an integer, or None for ``_``."""
+        h = self.fields[HEAD_COL]
+        return None if h == "_" else int(h)
+
+    @property
+    def deprel(self) -> str:
+        return self.fields[DEPREL_COL]
+
+    @property
+    def deps(self) -> str:
+        return self.fields[8]
+
+    @property
+    def misc(self) -> str:
+        return self.fields[9]
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence block, kept line by line.
+
+    Attributes:
+        lines: every raw line of the block with its terminator (comments,
+            multiword and empty-node lines, word lines, the blank line(s) that
+            end it; blank lines before the first sentence of a file belong to it).
+        words: the word lines (integer IDs) in order.
+        word_index: for each word, the index of its line in ``lines``.
+        file: the file it was read from.
+        line: the 1-based line where the block starts.
+    """
+
+    lines: tuple[str, ...]
+    words: tuple[Word, ...]
+    word_index: tuple[int, ...]
+    file: str = "<string>"
+    line: int = 1
+
+    # ---- views -----------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @property
+    def n(self) -> int:
+        return len(self.words)
+
+    @property
+    def heads(self) -> tuple[Optional[int], ...]:
+        """HEAD of each word (CoNLL-U numbering; None for ``_``)."""
+        return tuple(w.head for w in self.words)
+
+    @property
+    def deprels(self) -> tuple[str, ...]:
+        return tuple(w.deprel for w in self.words)
+
+    @property
+    def forms(self) -> tuple[str, ...]:
+        return tuple(w.form for w in self.words)
+
+    @property
+    def lemmas(self) -> tuple[str, ...]:
+        return tuple(w.lemma for w in self.words)
+
+    @property
+    def upos(self) -> tuple[str, ...]:
+        return tuple(w.upos for w in self.words)
+
+    @property
+    def xpos(self) -> tuple[str, ...]:
+        return tuple(w.xpos for w in self.words)
+
+    @property
+    def feats(self) -> tuple[str, ...]:
+        return tuple(w.feats for w in self.words)
+
+    @property
+    def comments(self) -> tuple[str, ...]:
+        """Comment lines without their terminator (``"# sent_id = 1"``)."""
+        return tuple(_content(l) for l in self.lines if l.startswith("#"))
+
+    def meta(self, key: str) -> Optional[str]:
+        """The value of a ``# key = value`` comment, or None."""
+        for c in self.comments:
+            k, sep, v = c[1:].partition("=")
+            if sep and k.strip() == key:
+                return v.strip()
+        return None
+
+    @property
+    def sent_id(self) -> Optional[str]:
+        return self.meta("sent_id")
+
+    @property
+    def text(self) -> Optional[str]:
+        return self.meta("text")
+
+    def to_text(self) -> str:
+        """The block exactly as read (or as rewritten by :meth:`with_heads`)."""
+        return "".join(self.lines)
+
+    # ---- rewriting -------------------------------------------------------------------
+    def with_heads(self, heads: Sequence[Optional[int]],
+                   deprels: Optional[Sequence[Optional[str]]] = None) -> "Sentence":
+        """A copy with new HEAD and DEPREL columns; nothing else changes.
+
+        Args:
+            heads: one head per word in CoNLL-U numbering (0 = root, None = ``_``).
+            deprels: one label per word (None, or a None item, writes ``_``:
+                gold labels are never kept beside new heads).
+
+        Raises:
+            UsageError: wrong lengths, a head out of 0..n, or a label that
+                would break the format (empty, or containing a tab or newline).
+        """
+        n = self.n
+        if len(heads) != n:
+            raise UsageError(f"with_heads: {len(heads)} heads for a sentence of {n} words")
+        if deprels is None:
+            deprels = [None] * n
+        if len(deprels) != n:
+            raise UsageError(f"with_heads: {len(deprels)} labels for a sentence of {n} words")
+        lines = list(self.lines)
+        words = []
+        for w, k, h, lab in zip(self.words, self.word_index, heads, deprels):
+            if h is None:
+                hs = "_"
+            elif isinstance(h, bool) or not isinstance(h, int) or not 0 <= h <= n:
+                raise UsageError(f"with_heads: head {h!r} of word {w.id} is not in 0..{n}")
+            else:
+                hs = str(h)
+            ls = "_" if lab is None else str(lab)
+            if not ls or any(ch in ls for ch in "\t\n\r"):
+                raise UsageError(f"with_heads: label {ls!r} of word {w.id} cannot be written in CoNLL-U")
+            fields = w.fields[:HEAD_COL] + (hs, ls) + w.fields[DEPREL_COL + 1:]
+            raw = lines[k]
+            bom = "\ufeff" if raw.startswith("\ufeff") else ""
+            lines[k] = bom + "\t".join(fields) + raw[len(_content(raw)):]
+            words.append(Word(w.id, fields, w.line))
+        return Sentence(tuple(lines), tuple(words), self.word_index, self.file, self.line)
+
+    def with_tree(self, tree: Tree) -> "Sentence":
+        """:meth:`with_heads` from a parser output (its heads and labels)."""
+        return self.with_heads(tree.heads, tree.labels)
+
+
+def _content(raw: str) -> str:
+    """A raw line without its terminator (``\\n`` or ``\\r\\n``)."""
+    if raw.endswith("\n"):
+        raw = raw[:-1]
+        if raw.endswith("\r"):
+            raw = raw[:-1]
+    return raw
+
+
+def _raw_lines(text: str) -> list[str]:
+    """Split on ``\\n`` only (keeping it), unlike str.splitlines, so that forms
+    containing other Unicode line breaks survive."""
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+# ---------------------------------------------------------------------------------
+# reading
+# ---------------------------------------------------------------------------------
+
+
+def read_conllu(path: Union[str, Path], *, require_heads: bool = True,
+                allow_multiple_roots: bool = False) -> list[Sentence]:
+    """Read a CoNLL-U file ("-" reads standard input).
+
+    Args:
+        require_heads: when False, HEAD may be ``_`` (parser input); tree checks
+            then apply only to the sentences whose heads are all given.
+        allow_multiple_roots: accept several words attached to 0.
+
+    Raises:
+        ConlluError: the first malformed line, as ``file:line: message``.
+        OSError: the file cannot be read.
+    """
+    name = str(path)
+    if name == "-":
+        data = sys.stdin.buffer.read()
+        name = "<stdin>"
+    else:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ConlluError(name, line, f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at byte column {col})") from None
+    return parse_conllu(text, file=name, require_heads=require_heads,
+                        allow_multiple_roots=allow_multiple_roots)
+
+
+def parse_conllu(text: str, file: str = "<string>", *, require_heads: bool = True,
+                 allow_multiple_roots: bool = False) -> list[Sentence]:
+    """Parse CoNLL-U text; see :func:`read_conllu`."""
+    bom = text.startswith("\ufeff")
+    raw = _raw_lines(text[1:] if bom else text)
+    sentences: list[Sentence] = []
+    k = 0
+    total = len(raw)
+    while k < total:
+        start = k
+        while k < total and not _content(raw[k]).strip():  # leading blank lines (file start)
+            k += 1
+        if k == total:
+            if sentences:  # extra blank lines at the end belong to the last sentence
+                last = sentences[-1]
+                sentences[-1] = Sentence(last.lines + tuple(raw[start:]), last.words, last.word_index,
+                                         last.file, last.line)
+            break
+        block_start = k
+        while k < total and _content(raw[k]).strip():
+            k += 1
+        body_end = k
+        while k < total and not _content(raw[k]).strip():
+            k += 1
+        sentences.append(_parse_block(raw, start, block_start, body_end, k, file,
+                                      require_heads, allow_multiple_roots))
+    if bom and sentences:  # kept in the raw text only, so that it is written back
+        first = sentences[0]
+        lines = ("\ufeff" + first.lines[0],) + first.lines[1:]
+        sentences[0] = Sentence(lines, first.words, first.word_index, first.file, first.line)
+    return sentences
+
+
+def _parse_block(raw: list[str], start: int, block_start: int, body_end: int, end: int, file: str,
+                 require_heads: bool, allow_multiple_roots: bool) -> Sentence:
+    words: list[Word] = []
+    index: list[int] = []
+    for k in range(block_start, body_end):
+        lineno = k + 1
+        content = _content(raw[k])
+        if content.startswith("#"):
+            continue
+        fields = content.split("\t")
+        if len(fields) != 10:
+            raise ConlluError(file, lineno, f"expected 10 tab-separated columns, found {len(fields)}")
+        tid = fields[0]
+        if _RANGE_ID.match(tid):
+            a, b = map(int, tid.split("-"))
+            if not 1 <= a < b:
+                raise ConlluError(file, lineno, f"bad multiword token range {tid!r}")
+            continue
+        if _EMPTY_ID.match(tid):
+            continue
+        if not _WORD_ID.match(tid):
+            raise ConlluError(file, lineno, f"ID {tid!r} is not an integer, a range (3-4) or a decimal (5.1)")
+        wid = int(tid)
+        if wid != len(words) + 1:
+            raise ConlluError(file, lineno, f"word ID {wid} out of order: expected {len(words) + 1}")
+        head = fields[HEAD_COL]
+        if head == "_":
+            if require_heads:
+                raise ConlluError(file, lineno, "HEAD is _ (heads are required here)")
+        elif not _INT.match(head):
+            raise ConlluError(file, lineno, f"HEAD {head!r} is not an integer")
+        if fields[DEPREL_COL] == "":
+            raise ConlluError(file, lineno, "empty DEPREL")
+        words.append(Word(wid, tuple(fields), lineno))
+        index.append(k - start)
+    if not words:
+        raise ConlluError(file, block_start + 1, "a sentence without word lines")
+    _check_tree(words, file, block_start + 1, allow_multiple_roots)
+    return Sentence(tuple(raw[start:end]), tuple(words), tuple(index), file, block_start + 1)
+
+
+def _check_tree(words: list[Word], file: str, first_line: int, allow_multiple_roots: bool) -> None:
+    n = len(words)
+    heads = [w.head for w in words]
+    for w, h in zip(words, heads):
+        if h is not None and not 0 <= h <= n:
+            raise ConlluError(file, w.line, f"HEAD {h} out of range 0..{n}")
+        if h == w.id:
+            raise ConlluError(file, w.line, f"word {w.id} is its own head (a cycle)")
+    if all(h is not None for h in heads):  # root checks first: without a root there must be a cycle
+        roots = [w for w, h in zip(words, heads) if h == 0]
+        if not roots:
+            raise ConlluError(file, first_line, "no root (no word has HEAD 0)")
+        if len(roots) > 1 and not allow_multiple_roots:
+            raise ConlluError(file, roots[1].line,
+                              f"more than one root (words {', '.join(str(w.id) for w in roots)} have HEAD 0)")
+    cyc = _cycle_word(heads)
+    if cyc is not None:
+        raise ConlluError(file, words[cyc - 1].line, f"cycle through word {cyc}")
+
+
+def _cycle_word(heads: Sequence[Optional[int]]) -> Optional[int]:
+    """The smallest word on a cycle, or None (``_`` and 0 end a path)."""
+    n = len(heads)
+    state = [0] * (n + 1)  # 0 new, 1 on the current path, 2 done
+    found: Optional[int] = None
+    for s in range(1, n + 1):
+        path = []
+        d = s
+        while d and state[d] == 0:
+            state[d] = 1
+            path.append(d)
+            h = heads[d - 1]
+            d = h if h is not None else 0
+        if d and state[d] == 1:
+            cycle = path[path.index(d):]
+            m = min(cycle)
+            found = m if found is None else min(found, m)
+        for p in path:
+            state[p] = 2
+    return found
+
+
+# ---------------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------------
+
+
+def sentence_text(sentences: Iterable[Sentence]) -> Iterable[str]:
+    """The text of each sentence, with a blank line added where one is missing
+    between two sentences (never after the last one: input is reproduced exactly)."""
+    prev: Optional[str] = None
+    for s in sentences:
+        t = s.to_text()
+        if prev is not None:
+            yield _separator(prev)
+        yield t
+        prev = t
+
+
+def _separator(prev: str) -> str:
+    """What must follow ``prev`` so that the next sentence starts a new block."""
+    if not prev.endswith("\n"):
+        return "\n\n"
+    lines = _raw_lines(prev)
+    if lines and not _content(lines[-1]).strip():
+        return ""
+    return "\n"
+
+
+def write_conllu(path: Union[str, Path], sentences: Iterable[Sentence]) -> None:
+    """Write sentences to ``path`` atomically ("-" writes to standard output).
+
+    The text goes to a temporary file in the same directory, which replaces
+    ``path`` only once everything is written; on any error the temporary file is
+    removed and ``path`` is left as it was.
+    """
+    if str(path) == "-":
+        out = getattr(sys.stdout, "buffer", None)
+        for chunk in sentence_text(sentences):
+            if out is not None:
+                out.write(chunk.encode("utf-8"))
+            else:
+                sys.stdout.write(chunk)
+        if out is not None:
+            out.flush()
+        else:
+            sys.stdout.flush()
+        return
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for chunk in sentence_text(sentences):
+                fh.write(chunk.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, _mode_for(target))
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _mode_for(target: Path) -> int:
+    """Keep the mode of an existing file; otherwise what open() would give (0666 & ~umask)."""
+    try:
+        return os.stat(target).st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask

@@ -1,0 +1,247 @@
+"""Treebank coverage: which gold trees can a system derive exactly?
+
+For every sentence the derivation search (:func:`~tsdsl.verify.loss.find_derivation`)
+decides whether the gold tree is derivable; the share of derivable sentences is
+what Bohnet et al. (2016) report as coverage.  A sentence whose search runs out
+of budget is *undecided*: reported as such, never guessed.
+
+Non-projective arcs (gold arcs crossing another gold arc, the root arc included,
+with the root at position 0) are counted separately, with how many of them the
+best reachable derivation builds: all of them for a derivable sentence,
+otherwise those in the output of the static oracle's derivation
+(:func:`~tsdsl.verify.loss.static_oracle`, the least-loss reachable tree).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Iterable, Optional, Sequence
+
+from .. import ir
+from ..errors import UsageError
+from ..interp import Interpreter
+from ..trees import is_projective
+from .loss import BudgetExceeded, find_derivation, static_oracle
+
+log = logging.getLogger("tsdsl.coverage")
+
+DEFAULT_BUDGET = 20_000
+"""Configurations one search may expand per sentence (about 10 s of pure Python)."""
+
+DERIVABLE, NOT_DERIVABLE, UNDECIDED, SKIPPED = "derivable", "not derivable", "undecided", "skipped"
+
+
+def nonprojective_arcs(heads: Sequence[int]) -> list[tuple[int, int]]:
+    """The gold arcs ``(head, dependent)`` that cross another arc (root at position 0)."""
+    arcs = [(h, d) for d, h in enumerate(heads, 1)]
+    spans = [(min(h, d), max(h, d)) for h, d in arcs]
+    out = []
+    for (h, d), (a, b) in zip(arcs, spans):
+        if any(a < c < b < e or c < a < e < b for c, e in spans):
+            out.append((h, d))
+    return out
+
+
+@dataclass
+class SentenceCoverage:
+    """The verdict on one sentence."""
+
+    index: int  # 0-based position in the input
+    line: int  # where its block starts (0 when not read from a file)
+    sent_id: Optional[str]
+    words: int
+    projective: bool
+    status: str  # derivable, not derivable, undecided, skipped
+    nonprojective_arcs: int = 0
+    reached_arcs: Optional[int] = None  # of its non-projective arcs; None = undecided
+    seconds: float = 0.0
+
+
+@dataclass
+class CoverageReport:
+    """Totals over a treebank (skipped sentences are excluded from every share)."""
+
+    system: str
+    file: Optional[str]
+    budget: Optional[int]
+    max_len: Optional[int]
+    sentences: int = 0  # evaluated (not skipped)
+    skipped: int = 0  # longer than max_len
+    words: int = 0  # in evaluated sentences
+    projective: int = 0
+    derivable: int = 0
+    not_derivable: int = 0
+    undecided: int = 0
+    nonprojective_arcs: int = 0
+    nonprojective_arcs_reached: int = 0
+    nonprojective_arcs_undecided: int = 0  # in sentences whose best derivation was not found in budget
+    seconds: float = 0.0
+    per_sentence: list[SentenceCoverage] = field(default_factory=list)
+
+    @property
+    def nps_share(self) -> Optional[float]:
+        """Derivable sentences / evaluated sentences (undecided ones count as not derivable)."""
+        return self.derivable / self.sentences if self.sentences else None
+
+    @property
+    def nps_share_upper(self) -> Optional[float]:
+        """The share if every undecided sentence were derivable."""
+        return (self.derivable + self.undecided) / self.sentences if self.sentences else None
+
+    @property
+    def projective_share(self) -> Optional[float]:
+        return self.projective / self.sentences if self.sentences else None
+
+    @property
+    def reached_share(self) -> Optional[float]:
+        """Reached / decided non-projective arcs."""
+        decided = self.nonprojective_arcs - self.nonprojective_arcs_undecided
+        return self.nonprojective_arcs_reached / decided if decided else None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["nps_share"] = self.nps_share
+        d["nps_share_upper"] = self.nps_share_upper
+        d["projective_share"] = self.projective_share
+        d["reached_share"] = self.reached_share
+        return d
+
+    def render_text(self, *, show_undecided: int = 20) -> str:
+        def pct(x: Optional[float]) -> str:
+            return "n/a" if x is None else f"{100 * x:.2f}%"
+
+        n = self.sentences
+        budget = "unlimited" if self.budget is None else str(self.budget)
+        lines = [f"system:               {self.system}"]
+        if self.file:
+            lines.append(f"file:                 {self.file}")
+        skipped = f" ({self.skipped} longer than {self.max_len} words skipped)" if self.skipped else ""
+        lines += [
+            f"sentences:            {n}{skipped}",
+            f"words:                {self.words}",
+            f"projective:           {self.projective} / {n} ({pct(self.projective_share)})",
+            f"derivable:            {self.derivable} / {n} ({pct(self.nps_share)})",
+            f"not derivable:        {self.not_derivable}",
+            f"undecided:            {self.undecided} (budget {budget} configurations per sentence)",
+        ]
+        if self.undecided:
+            lines.append(f"derivable at most:    {self.derivable + self.undecided} / {n} "
+                         f"({pct(self.nps_share_upper)})")
+        arcs = f"non-projective arcs:  {self.nonprojective_arcs}, reached {self.nonprojective_arcs_reached}"
+        if self.reached_share is not None:
+            arcs += f" ({pct(self.reached_share)} of decided)"
+        if self.nonprojective_arcs_undecided:
+            arcs += f", undecided {self.nonprojective_arcs_undecided}"
+        lines.append(arcs)
+        lines.append(f"time:                 {self.seconds:.2f} s")
+        und = [s for s in self.per_sentence if s.status == UNDECIDED]
+        for s in und[:show_undecided]:
+            where = f"line {s.line}" if s.line else f"sentence {s.index + 1}"
+            sid = f" ({s.sent_id})" if s.sent_id else ""
+            lines.append(f"  undecided: {where}{sid}, {s.words} words, {s.seconds:.2f} s")
+        if len(und) > show_undecided:
+            lines.append(f"  ... and {len(und) - show_undecided} more undecided")
+        return "\n".join(lines)
+
+
+def _gold_of(item) -> tuple[tuple[int, ...], int, Optional[str]]:
+    """(heads, line, sent_id) of a :class:`~tsdsl.conllu.Sentence` or a plain head sequence."""
+    heads = getattr(item, "heads", item)
+    heads = tuple(heads)
+    if any(h is None for h in heads):
+        raise UsageError("coverage needs gold heads for every word (HEAD is _ somewhere)")
+    return heads, getattr(item, "line", 0), getattr(item, "sent_id", None)
+
+
+def coverage(system: ir.System, sentences: Iterable, *, budget: Optional[int] = DEFAULT_BUDGET,
+             max_len: Optional[int] = None, file: Optional[str] = None,
+             progress: Optional[Callable[[SentenceCoverage], None]] = None) -> CoverageReport:
+    """How many gold trees ``system`` derives exactly, and which non-projective arcs it reaches.
+
+    Args:
+        system: the lowered system.
+        sentences: :class:`~tsdsl.conllu.Sentence` objects, or head sequences in
+            CoNLL-U numbering.
+        budget: configurations each search may expand per sentence (None: unlimited);
+            a sentence that exceeds it is undecided.
+        max_len: skip (and count) sentences with more words.
+        file: recorded in the report.
+        progress: called with each sentence's verdict.
+
+    Raises:
+        UsageError: a sentence has a word without a gold head.
+    """
+    it = Interpreter(system)
+    report = CoverageReport(system.name, file, budget, max_len)
+    start = time.perf_counter()
+    for index, item in enumerate(sentences):
+        heads, line, sent_id = _gold_of(item)
+        n = len(heads)
+        if max_len is not None and n > max_len:
+            report.skipped += 1
+            verdict = SentenceCoverage(index, line, sent_id, n, is_projective(heads), SKIPPED)
+        else:
+            verdict = _one(it, heads, budget, index, line, sent_id)
+            report.sentences += 1
+            report.words += n
+            report.projective += verdict.projective
+            if verdict.status == DERIVABLE:
+                report.derivable += 1
+            elif verdict.status == NOT_DERIVABLE:
+                report.not_derivable += 1
+            else:
+                report.undecided += 1
+            report.nonprojective_arcs += verdict.nonprojective_arcs
+            if verdict.reached_arcs is None:
+                report.nonprojective_arcs_undecided += verdict.nonprojective_arcs
+            else:
+                report.nonprojective_arcs_reached += verdict.reached_arcs
+        report.per_sentence.append(verdict)
+        log.debug("sentence %d (%d words): %s in %.2f s", index + 1, n, verdict.status, verdict.seconds)
+        if progress is not None:
+            progress(verdict)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _one(it: Interpreter, heads: tuple[int, ...], budget: Optional[int], index: int, line: int,
+         sent_id: Optional[str]) -> SentenceCoverage:
+    t0 = time.perf_counter()
+    nonproj = nonprojective_arcs(heads)
+    verdict = SentenceCoverage(index, line, sent_id, len(heads), not nonproj, UNDECIDED, len(nonproj))
+    try:
+        path = find_derivation(it, heads, budget=budget)
+    except BudgetExceeded:
+        path = None
+    else:
+        verdict.status = DERIVABLE if path is not None else NOT_DERIVABLE
+    if verdict.status == DERIVABLE:
+        verdict.reached_arcs = len(nonproj)
+    elif verdict.status == NOT_DERIVABLE:
+        verdict.reached_arcs = _reached(it, heads, nonproj, budget) if nonproj else 0
+    elif not nonproj:
+        verdict.reached_arcs = 0
+    verdict.seconds = time.perf_counter() - t0
+    return verdict
+
+
+def _reached(it: Interpreter, heads: tuple[int, ...], arcs: list[tuple[int, int]],
+             budget: Optional[int]) -> Optional[int]:
+    """How many of ``arcs`` the best reachable derivation builds (None: out of budget)."""
+    try:
+        seq = static_oracle(it, heads, budget=budget)
+    except BudgetExceeded:
+        return None
+    if seq is None:
+        return 0
+    c = it.initial(len(heads))
+    for a in seq:
+        it.apply(c, a)
+    tree = it.output(c)
+    if tree.arcs is not None:
+        built = {(h, d) for h, d, _ in tree.arcs}
+    else:
+        built = {(h, d) for d, h in enumerate(tree.heads, 1) if h is not None}
+    return sum(1 for arc in arcs if arc in built)

@@ -1,0 +1,357 @@
+"""`tsdsl verify`: soundness, completeness, progress and termination of a system.
+
+Exhaustive for every sentence length up to ``max_n`` (all configurations, all
+trees of the class), then Hypothesis-driven up to ``random_max_n`` (random
+trees of the class must be derivable; random derivations must end in a
+well-formed output without dead ends).  Every failure carries the smallest
+counterexample found, rendered as a trace.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Optional
+
+from hypothesis import HealthCheck, Verbosity, given, settings
+from hypothesis import strategies as st
+
+from .. import ir
+from ..interp import Config, Interpreter
+from ..trace import render_steps, run_trace
+from .classes import class_trees, dag_problem, tree_problem
+from .loss import BudgetExceeded, find_derivation, static_oracle, LossSearch
+from .space import SpaceTooLarge, explore, find_cycle, longest_derivation, longest_path_to
+from .strategies import class_trees_strategy
+
+PROPERTIES = ("soundness", "completeness", "progress", "termination")
+
+
+@dataclass
+class Counterexample:
+    """The smallest failing case found: sentence length, gold tree, actions, trace."""
+
+    n: int
+    actions: list[str]
+    gold: Optional[list[int]] = None
+    output: Optional[list] = None
+    note: str = ""
+    trace: str = ""
+
+
+@dataclass
+class PropertyResult:
+    name: str
+    holds: Optional[bool]  # None: not decided (limits reached)
+    detail: str = ""
+    counterexample: Optional[Counterexample] = None
+
+
+@dataclass
+class SizeStats:
+    n: int
+    configurations: int
+    terminals: int
+    dead_ends: int
+    class_trees: int
+    derivable_class_trees: int
+    longest: Optional[int]
+
+
+@dataclass
+class Verdict:
+    system: str
+    file: str
+    produces: str
+    covers: str
+    max_n: int
+    exhaustive_up_to: int
+    sizes: list[SizeStats] = field(default_factory=list)
+    properties: dict[str, PropertyResult] = field(default_factory=dict)
+    longest_ratio: Optional[float] = None
+    random_examples: int = 0
+    random_undecided: int = 0
+    random_max_n: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(p.holds is not False for p in self.properties.values())
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["ok"] = self.ok
+        return d
+
+
+def _root_pos(system: ir.System, n: int) -> int:
+    return n + 1 if system.root == "right" else 0
+
+
+def output_problem(it: Interpreter, c: Config) -> Optional[str]:
+    """Why the output of terminal ``c`` is not in the class the system produces."""
+    s = it.system
+    tree = it.output(c)
+    if s.produces == "any":
+        return None
+    if tree.arcs is not None or s.produces in ("dag", "projective-dag"):
+        arcs = tree.arcs if tree.arcs is not None else frozenset(
+            (h, d, None) for d, h in enumerate(tree.heads, 1) if h is not None)
+        return dag_problem(arcs, c.n, s.produces, _root_pos(s, c.n))
+    return tree_problem(tree.heads, s.produces, _root_pos(s, c.n))
+
+
+def _derived(it: Interpreter, c: Config):
+    tree = it.output(c)
+    if tree.arcs is not None:
+        return frozenset((h, d) for h, d, _ in tree.arcs)
+    return tree.heads
+
+
+def _as_derived(it: Interpreter, heads) -> object:
+    if it.system.multihead:
+        return frozenset((h, d) for d, h in enumerate(heads, 1))
+    return tuple(heads)
+
+
+def _trace_text(it: Interpreter, n: int, actions: list[str]) -> str:
+    words = [f"w{k}" for k in range(1, n + 1)]
+    try:
+        steps, final = run_trace(it, words, actions)
+    except Exception as exc:  # the trace is an illustration; report what happened
+        return f"(trace failed: {exc})"
+    return render_steps(steps, [d.name for d in it.system.lists], terminal=it.is_terminal(final))
+
+
+def verify_system(system: ir.System, *, max_n: int = 6, random_max_n: int = 30, examples: int = 100,
+                  state_limit: int = 2_000_000, search_budget: int = 20_000, seed: int = 0) -> Verdict:
+    """Check the four properties; see the module docstring.
+
+    Args:
+        max_n: exhaustive up to this many words.
+        random_max_n: random checks on sentences of max_n+1 .. random_max_n words.
+        examples: Hypothesis examples per random check (0 disables them).
+        state_limit: stop exhaustive exploration of one length beyond this many configurations.
+        search_budget: configurations a derivation search may expand before "undecided".
+    """
+    t0 = time.time()
+    it = Interpreter(system)
+    v = Verdict(system.name, system.source_file, system.produces, system.covers, max_n, -1,
+                random_max_n=random_max_n)
+    found: dict[str, Optional[Counterexample]] = {p: None for p in PROPERTIES}
+    cyclic = False
+    ratios = []
+    for n in range(0, max_n + 1):
+        try:
+            g = explore(it, n, limit=state_limit)
+        except SpaceTooLarge:
+            break
+        v.exhaustive_up_to = n
+        derived = set()
+        dead = 0
+        for node in range(g.size):
+            c = g.configs[node]
+            if g.terminal[node]:
+                derived.add(_derived(it, c))
+                if found["soundness"] is None:
+                    why = output_problem(it, c)
+                    if why:
+                        seq = g.path_to(node)
+                        found["soundness"] = Counterexample(
+                            n, seq, output=list(it.output(c).heads), note=f"the output has {why}",
+                            trace=_trace_text(it, n, seq))
+            elif not g.edges[node]:
+                dead += 1
+                if found["progress"] is None:
+                    seq = g.path_to(node)
+                    found["progress"] = Counterexample(n, seq, note="no legal action in a non-terminal configuration",
+                                                       trace=_trace_text(it, n, seq))
+        trees = list(class_trees(system.covers, n)) if system.covers != "any" else []
+        missing = [t for t in trees if _as_derived(it, t) not in derived]
+        if missing and found["completeness"] is None:
+            gold = missing[0]
+            best = static_oracle(it, gold, budget=search_budget * 10)
+            note = "no derivation yields this tree"
+            seq: list[str] = []
+            if best is not None:
+                seq = best
+                loss = LossSearch(it, gold).loss(it.initial(n))
+                note += f"; the closest reachable output misses {int(loss)} arc(s), derived by the actions shown"
+            found["completeness"] = Counterexample(n, seq, gold=list(gold), note=note,
+                                                   trace=_trace_text(it, n, seq) if seq else "")
+        longest = None
+        cycle = find_cycle(g)
+        if cycle is not None:
+            cyclic = True
+            if found["termination"] is None:
+                seq = g.path_to(cycle[0])
+                loop = []
+                for a, b in zip(cycle, cycle[1:]):
+                    loop.append(next(act for act, child in g.edges[a] if child == b))
+                found["termination"] = Counterexample(
+                    n, seq + loop, note=f"the configuration after {len(seq)} actions repeats after "
+                                        f"{' '.join(loop)}", trace=_trace_text(it, n, seq + loop))
+        else:
+            longest, end = longest_derivation(g)
+            if n > 0:
+                ratios.append(longest / n)
+        v.sizes.append(SizeStats(n, g.size, sum(g.terminal), dead, len(trees), len(trees) - len(missing), longest))
+    if ratios:
+        v.longest_ratio = max(ratios)
+    if examples > 0 and random_max_n > max(v.exhaustive_up_to, 0):
+        _random_checks(it, v, found, max(v.exhaustive_up_to + 1, 1), random_max_n, examples, search_budget, seed)
+    for p in PROPERTIES:
+        cx = found[p]
+        v.properties[p] = PropertyResult(p, cx is None, _detail(p, v, cx, cyclic), cx)
+    if v.random_undecided and v.properties["completeness"].holds:
+        v.properties["completeness"].detail += (f"; {v.random_undecided} random tree(s) beyond n = "
+                                                f"{v.exhaustive_up_to} undecided within the search budget")
+    v.seconds = round(time.time() - t0, 2)
+    return v
+
+
+CLASS_TEXT = {"projective": "a projective tree", "nonprojective": "a tree (crossing arcs allowed)",
+              "dag": "a DAG", "projective-dag": "a projective DAG", "any": "anything"}
+
+
+def _detail(p: str, v: Verdict, cx: Optional[Counterexample], cyclic: bool) -> str:
+    upto = f"n <= {v.exhaustive_up_to} exhaustively"
+    rnd = (f", {v.random_examples} random cases for n = {v.exhaustive_up_to + 1}..{v.random_max_n}"
+           if v.random_examples else "")
+    if cx is not None:
+        return f"fails at n = {cx.n}: {cx.note}"
+    if p == "soundness":
+        return f"every terminal output is {CLASS_TEXT[v.produces]} ({upto}{rnd})"
+    if p == "completeness":
+        covered = CLASS_TEXT[v.covers].replace("a ", "every ", 1)
+        return f"{covered} is derivable ({upto}{rnd})"
+    if p == "progress":
+        return f"no dead ends ({upto}{rnd})"
+    if v.longest_ratio is not None:
+        lengths = ", ".join(f"{s.n}:{s.longest}" for s in v.sizes if s.longest is not None and s.n > 0)
+        return f"no cycles; longest derivation {longest_formula(v.sizes)} (n:longest {lengths})"
+    return "no cycles"
+
+
+def longest_formula(sizes: list[SizeStats]) -> str:
+    """The exact polynomial (degree <= 2) through the measured longest derivations, when one fits."""
+    pts = [(s.n, s.longest) for s in sizes if s.longest is not None and s.n > 0]
+    if len(pts) < 3:
+        return "= " + ", ".join(f"{l} at n = {n}" for n, l in pts)
+    (x1, y1), (x2, y2), (x3, y3) = pts[-3:]
+    # fit a*n^2 + b*n + c through the last three points with exact rational arithmetic
+    from fractions import Fraction as F
+
+    d = F((x1 - x2) * (x1 - x3) * (x2 - x3))
+    a = F(x3 * (y2 - y1) + x2 * (y1 - y3) + x1 * (y3 - y2)) / d
+    b = F(x3 * x3 * (y1 - y2) + x2 * x2 * (y3 - y1) + x1 * x1 * (y2 - y3)) / d
+    c = F(x2 * x3 * (x2 - x3) * y1 + x3 * x1 * (x3 - x1) * y2 + x1 * x2 * (x1 - x2) * y3) / d
+    if all(a * n * n + b * n + c == l for n, l in pts):
+        text = ""
+        for coef, unit in ((a, "n^2"), (b, "n"), (c, "")):
+            if coef == 0:
+                continue
+            mag = abs(coef)
+            num = f"({mag})" if mag.denominator != 1 and unit else str(mag)
+            body = (num if (mag != 1 or not unit) else "") + unit
+            if not text:
+                text = ("-" if coef < 0 else "") + body
+            else:
+                text += (" - " if coef < 0 else " + ") + body
+        text = text or "0"
+        return f"= {text} (exact for n = 1..{pts[-1][0]})"
+    worst = max(l / n for n, l in pts)
+    return f"<= {worst:.2f} n"
+
+
+def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, examples: int, budget: int,
+                   seed: int) -> None:
+    system = it.system
+    cfg = settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+                   suppress_health_check=list(HealthCheck), print_blob=False,
+                   verbosity=Verbosity.quiet)
+    undecided = [0]
+    done = [0]
+
+    if system.covers != "any" and found["completeness"] is None:
+        @cfg
+        @given(class_trees_strategy(system.covers, min_n=lo, max_n=hi))
+        def derivable(gold):
+            done[0] += 1
+            try:
+                seq = find_derivation(it, gold, budget=budget)
+            except BudgetExceeded:
+                undecided[0] += 1
+                return
+            assert seq is not None, gold
+
+        try:
+            derivable()
+        except AssertionError as exc:
+            gold = list(exc.args[0]) if exc.args and isinstance(exc.args[0], tuple) else None
+            if gold is not None:
+                found["completeness"] = Counterexample(len(gold), [], gold=gold,
+                                                       note="no derivation yields this tree (random check)")
+
+    @cfg
+    @given(st.integers(min_value=lo, max_value=hi), st.randoms(use_true_random=False))
+    def derivations(n, rnd):
+        done[0] += 1
+        c = it.initial(n)
+        seq: list[str] = []
+        limit = 4 * n * n + 4 * n + 20
+        while not it.is_terminal(c):
+            legal = it.legal(c)
+            if not legal:
+                raise _Failure("progress", n, seq, "no legal action in a non-terminal configuration")
+            if len(seq) > limit:
+                raise _Failure("termination", n, seq, f"no terminal configuration after {limit} actions")
+            a = rnd.choice(legal)
+            it.apply(c, a)
+            seq.append(a)
+        why = output_problem(it, c)
+        if why:
+            raise _Failure("soundness", n, seq, f"the output has {why}")
+
+    try:
+        derivations()
+    except _Failure as f:
+        if found[f.prop] is None:
+            found[f.prop] = Counterexample(f.n, f.seq, note=f.note + " (random check)",
+                                           trace=_trace_text(it, f.n, f.seq))
+    v.random_examples = done[0]
+    v.random_undecided = undecided[0]
+
+
+class _Failure(Exception):
+    def __init__(self, prop: str, n: int, seq: list[str], note: str):
+        super().__init__(f"{prop}: {note}")
+        self.prop, self.n, self.seq, self.note = prop, n, list(seq), note
+
+
+def render_verdict(v: Verdict) -> str:
+    """The text report of one system."""
+    lines = [f"{v.file}: {v.system} (produces {v.produces}" +
+             (f", covers {v.covers}" if v.covers != v.produces else "") + ")"]
+    for p in PROPERTIES:
+        r = v.properties[p]
+        mark = "holds" if r.holds else ("FAILS" if r.holds is False else "undecided")
+        lines.append(f"  {p:<13} {mark:<9} {r.detail}")
+    sizes = "  ".join(f"n={s.n}:{s.configurations}" for s in v.sizes)
+    lines.append(f"  configurations explored: {sizes}")
+    for p in PROPERTIES:
+        cx = v.properties[p].counterexample
+        if cx is None:
+            continue
+        lines.append(f"  counterexample ({p}), n = {cx.n}:")
+        if cx.gold is not None:
+            lines.append(f"    gold heads: {' '.join(map(str, cx.gold))}")
+        if cx.output is not None:
+            lines.append(f"    output heads: {' '.join('_' if h is None else str(h) for h in cx.output)}")
+        if cx.actions:
+            lines.append(f"    actions: {' '.join(cx.actions)}")
+        lines.append(f"    {cx.note}")
+        if cx.trace:
+            lines.extend("    " + t for t in cx.trace.splitlines())
+    lines.append(f"  ({v.seconds:.1f} s)")
+    return "\n".join(lines)
