@@ -257,7 +257,8 @@ class _Lowerer:
     def _params(self) -> None:
         alias = {"capacity": "K", "distance": "D"}
         ov = {alias.get(k, k): v for k, v in self.overrides.items()}
-        known = set(self.m.params) | {"K", "D", "start"}
+        is_cp = any(isinstance(t, S.CPTransition) for t in self.m.transitions.values())
+        known = set(self.m.params) | ({"K", "D", "start"} if is_cp else set())
         unknown = sorted(k for k in ov if k not in known)
         if unknown:
             raise UsageError(
@@ -275,10 +276,9 @@ class _Lowerer:
                 value = self._eval(st.value)
                 if len(self.sink.items) == before:  # else already reported: no "K must be >= 1" cascade
                     self.setting_values[key] = value
-        for name in ("K", "D"):
-            key = "capacity" if name == "K" else "distance"
-            if name not in self.env and key in self.setting_values:
-                self.env[name] = self.setting_values[key]
+            # K and D may be used by the settings that follow (distance K - 1) and by guards
+            if short in ("K", "D") and short not in self.env and key in self.setting_values:
+                self.env[short] = self.setting_values[key]
 
     # ---- top level -------------------------------------------------------------
     def lower(self) -> Optional[ir.System]:
@@ -562,7 +562,7 @@ class _Lowerer:
             lists = [() for _ in names]
             lists[-1] = ("words", "root") if root == "right" else ("words",)
             if root == "left":
-                lists[0] = ("root",)
+                lists[0] = ("root",) + (lists[0] if len(names) == 1 else ())
             return ir.Initial(tuple(lists))
         cfg = st.config
         if len(cfg.lists) != len(names):

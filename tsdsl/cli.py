@@ -76,7 +76,8 @@ def cmd_check(args) -> int:
             print(str(exc), file=sys.stderr)
             status = 1
             continue
-        count = f"{len(system.actions)} actions" if not system.unbounded else "actions grow with the sentence"
+        k = len(system.actions) if not system.unbounded else 0
+        count = f"{k} action{'s' if k != 1 else ''}" if not system.unbounded else "actions grow with the sentence"
         print(f"{path}: OK ({system.style}, {count})")
     return status
 

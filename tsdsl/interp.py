@@ -20,9 +20,9 @@ Env = dict  # variable -> token id (Tok) or list slice (Block / Rest)
 class Config:
     """A parser configuration: lists, arcs and flags (mutable; use :meth:`Interpreter.copy`)."""
 
-    __slots__ = ("n", "root", "lists", "heads", "labels", "multi", "tflags", "gflags")
+    __slots__ = ("n", "root", "lists", "heads", "labels", "multi", "tflags", "gflags", "arc_labels")
 
-    def __init__(self, n, root, lists, heads, labels, multi, tflags, gflags):
+    def __init__(self, n, root, lists, heads, labels, multi, tflags, gflags, arc_labels=None):
         self.n = n
         self.root = root
         self.lists = lists
@@ -31,6 +31,7 @@ class Config:
         self.multi = multi  # multihead: list of head lists, indexed by token id (else None)
         self.tflags = tflags
         self.gflags = gflags
+        self.arc_labels = arc_labels if arc_labels is not None else {}  # multihead: (head, dep) -> label
 
     def __repr__(self) -> str:
         return f"Config(lists={self.lists}, heads={self.heads})"
@@ -106,7 +107,7 @@ class Interpreter:
         return Config(
             c.n, c.root, [list(l) for l in c.lists], list(c.heads), list(c.labels),
             [list(h) for h in c.multi] if c.multi is not None else None,
-            {k: list(v) for k, v in c.tflags.items()}, dict(c.gflags),
+            {k: list(v) for k, v in c.tflags.items()}, dict(c.gflags), dict(c.arc_labels),
         )
 
     def is_terminal(self, c: Config) -> bool:
@@ -155,9 +156,9 @@ class Interpreter:
         n = c.n
         words = range(1, n + 1)
         if c.multi is not None:
-            arcs = frozenset((self._out_head(c, h), d, c.labels[d]) for d in words for h in c.multi[d])
+            arcs = frozenset((self._out_head(c, h), d, c.arc_labels.get((h, d))) for d in words for h in c.multi[d])
             heads = [self._out_head(c, c.multi[d][0]) if c.multi[d] else None for d in words]
-            labels = [c.labels[d] for d in words]
+            labels = [c.arc_labels.get((c.multi[d][0], d)) if c.multi[d] else None for d in words]
             return Tree(tuple(heads), tuple(labels), arcs)
         heads = [self._out_head(c, c.heads[d]) for d in words]
         labels = [c.labels[d] if heads[d - 1] is not None else None for d in words]
@@ -213,7 +214,7 @@ class Interpreter:
             lab = label if op.labeled else None
             if c.multi is not None:
                 c.multi[d].append(h)
-                c.labels[d] = lab
+                c.arc_labels[(h, d)] = lab
                 continue
             if op.break_cycle and _path(c, d, h):
                 c.heads[h], c.labels[h] = -1, None

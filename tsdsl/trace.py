@@ -58,7 +58,7 @@ def run_trace(it: Interpreter, words: Sequence[str], actions: Sequence[str]) -> 
 
 def _labeled_arcs(it: Interpreter, c: Config) -> set[tuple[int, int, Optional[str]]]:
     if c.multi is not None:
-        return {(h, d, c.labels[d]) for d in range(len(c.multi)) for h in c.multi[d]}
+        return {(h, d, c.arc_labels.get((h, d))) for d in range(len(c.multi)) for h in c.multi[d]}
     return {(h, d, c.labels[d]) for d, h in enumerate(c.heads) if h >= 0}
 
 

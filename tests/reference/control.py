@@ -183,8 +183,9 @@ def easy_first_nonproj(D=2):  # section 5.2
         ("LEFT-ARC", L, {}), ("RIGHT-ARC", R, {})])
 
 
-def attardi(N=2):  # section 4.6, plus SHIFT (needed with finite K)
-    return ControlSystem("attardi", K=N + 1, D=N, root="left", transitions=[
+def attardi(N=2, start=1):  # section 4.6, plus SHIFT (needed with finite K)
+    # Attardi's stack starts with the root alone (start=1); start=N+1 is Bohnet's literal fill
+    return ControlSystem("attardi", K=N + 1, D=N, root="left", start=start, transitions=[
         ("LEFT-ARC", L, {"P": "right"}), ("RIGHT-ARC", R, {"P": "right"}),
         ("SHIFT", SH, {})])
 

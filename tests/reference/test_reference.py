@@ -320,9 +320,10 @@ def test_dag_root_never_dependent():
 
 
 def test_attardi_names_and_instances():
-    s1 = REFERENCES["attardi"](N=1)                     # K=2, D=1: single instance
+    s1 = REFERENCES["attardi"](N=1, start=2)            # K=2, D=1: single instance
     assert s1.legal(s1.initial(3)) == {"RIGHT-ARC", "SHIFT"}
-    s2 = REFERENCES["attardi"]()                        # N=2: K=3, D=2, j == 1
+    assert lists(REFERENCES["attardi"](), REFERENCES["attardi"]().initial(2)) == {"O": (0,), "U": (1, 2)}
+    s2 = REFERENCES["attardi"](start=3)                 # N=2: K=3, D=2, j == 1
     c = s2.initial(4)
     assert lists(s2, c) == {"O": (0, 1, 2), "U": (3, 4)}
     assert s2.legal(c) == {"LEFT-ARC(2,1)", "RIGHT-ARC(2,1)", "RIGHT-ARC(3,1)", "SHIFT"}
@@ -333,7 +334,7 @@ def test_attardi_names_and_instances():
                            "RIGHT-ARC(3,1)", "SHIFT"}
     c = s2.apply(c, "LEFT-ARC(3,1)")                     # 3 -> 1 (non-adjacent), removes 1
     assert lists(s2, c) == {"O": (0, 2, 3), "U": (4,)}
-    s3 = REFERENCES["attardi"](N=3)
+    s3 = REFERENCES["attardi"](N=3, start=4)
     assert lists(s3, s3.initial(5))["O"] == (0, 1, 2, 3)
 
 
@@ -524,14 +525,17 @@ def test_attardi_n2_superset_of_projective(n):
 
 
 def test_attardi_n3_initial_window_loses_projective_trees():
-    # Under the project's reading O starts with the first K = N+1 tokens.  With
-    # P=right every arc involves O[1], so for N=3, n=3 (O = [0,1,2,3]) the word 3
-    # cannot wait for 2 to collect 1: 0->3, 3->2, 2->1 is not derivable, although
-    # Attardi's stack system (which starts from the root alone) derives it.
-    out = outputs(REFERENCES["attardi"](N=3), 3)
+    # Read literally, O starts with the first K = N+1 tokens.  With P=right every
+    # arc involves O[1], so for N=3, n=3 (O = [0,1,2,3]) the word 3 cannot wait for
+    # 2 to collect 1: 0->3, 3->2, 2->1 is not derivable, although Attardi's stack
+    # system (which starts from the root alone, the project's reading) derives it.
+    out = outputs(REFERENCES["attardi"](N=3, start=4), 3)
     assert all(is_tree(a, set(range(4)), 0) for a in out)
     assert frozenset({(0, 3), (3, 2), (2, 1)}) not in out
     assert sum(is_projective(a) for a in out) == PROJ_ROOTED[3] - 2
+    full = outputs(REFERENCES["attardi"](N=3), 3)
+    assert frozenset({(0, 3), (3, 2), (2, 1)}) in full
+    assert sum(is_projective(a) for a in full) == PROJ_ROOTED[3]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
