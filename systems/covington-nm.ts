@@ -4,7 +4,7 @@
 # the cycle) is removed.
 system covington_nm "Non-monotonic Covington"
   extends  "covington.ts"
-  cite     "Fernández-González & Gómez-Rodríguez 2017, EACL, Fig. 2"
+  cite     "Fernández-González & Gómez-Rodríguez 2017, ACL, Fig. 2"
   claim    "all non-projective trees; arc transitions always allowed"
 
   # LEFT-ARC: j -> i, replacing i's head; breaks the cycle through j.

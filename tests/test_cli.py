@@ -142,7 +142,9 @@ def test_show_text_lists_actions_with_locations(capsys):
     assert code == 0
     assert out.startswith("system arc_eager_nm_2013: Non-monotonic arc-eager (Honnibal et al. 2013)\n")
     assert "actions: 4\n" in out
-    assert f"  LEFT-ARC   [{path}:18]" in out
+    line = next(k for k, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                if text.lstrip().startswith("LEFT-ARC"))
+    assert f"  LEFT-ARC   [{path}:{line}]" in out
     assert "      arc       b -> s  overwrite" in out
     assert "    case 2: (sigma|t|s, beta) => (sigma|t, beta)" in out
     assert "      implicit  not is_root(s) and not has_head(s)" in out

@@ -20,6 +20,7 @@ derives all 5 and so reaches all 5.
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -111,6 +112,30 @@ def test_budget_exceeded_is_undecided(systems_dir):
     text = r.render_text()
     assert "undecided:            4 (budget 1 configurations per sentence)" in text
     assert "  undecided: sentence 3, 4 words" in text
+
+
+def test_deep_derivation_does_not_hit_the_recursion_limit(systems_dir):
+    """Covington attaches every word of a flat 46-word tree to word 1 only after
+    NO-ARCs over all words between: a derivation of ~1000 steps, deeper than
+    Python's default recursion limit."""
+    n = 46
+    before = sys.getrecursionlimit()
+    r = coverage(load_system(systems_dir / "covington.ts"), [(0,) + (1,) * (n - 1)])
+    assert r.derivable == 1 and r.per_sentence[0].reason is None
+    assert sys.getrecursionlimit() == before  # restored
+
+
+def test_recursion_error_is_undecided(systems_dir, monkeypatch):
+    import tsdsl.verify.coverage as cov
+
+    def deep(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(cov, "find_derivation", deep)
+    r = coverage(load_system(systems_dir / "arc-eager.ts"), HAND[:3])
+    assert r.undecided == 3 and [v.reason for v in r.per_sentence] == ["recursion"] * 3
+    assert r.nonprojective_arcs_undecided == 3
+    assert "(search too deep for Python)" in r.render_text()
 
 
 def test_max_len_skips_and_counts(systems_dir):

@@ -160,10 +160,12 @@ def _merge(chain: list[S.Spec], sink: DiagnosticSink) -> _Merged:
                 else:
                     m.oracles[current_oracle].append(st)
             elif isinstance(st, S.Drop):
-                if st.name not in m.transitions:
-                    sink.error("TS217", f"cannot drop {st.name!r}: no such transition", st.span)
-                else:
+                if st.name in m.transitions:
                     del m.transitions[st.name]
+                elif st.name in m.oracles:
+                    del m.oracles[st.name]
+                else:
+                    sink.error("TS217", f"cannot drop {st.name!r}: no such transition or oracle", st.span)
     return m
 
 
@@ -262,7 +264,8 @@ class _Lowerer:
         unknown = sorted(k for k in ov if k not in known)
         if unknown:
             raise UsageError(
-                f"--set: unknown parameter {unknown[0]!r} for {self.m.name}; known: {', '.join(sorted(known))}"
+                f"--set: unknown parameter {unknown[0]!r} for {self.m.name}; "
+                + (f"known: {', '.join(sorted(known))}" if known else "this system has no parameters")
             )
         for name, p in self.m.params.items():
             self.env[name] = ov[name] if name in ov else self._eval(p.value)

@@ -213,8 +213,8 @@ def cmd_check_oracle(args) -> int:
 def cmd_trace_gold(args, system, it) -> int:
     from .conllu import read_conllu
     from .oracle import FastOracle
-    from .trace import Step
-    from .verify.loss import LossSearch, static_oracle
+    from .trace import apply_recorded, final_step
+    from .verify.loss import LossSearch
 
     sentences = read_conllu(args.gold)
     if not 1 <= args.sentence <= len(sentences):
@@ -222,34 +222,31 @@ def cmd_trace_gold(args, system, it) -> int:
     sent = sentences[args.sentence - 1]
     gold = list(sent.heads)
     words = list(sent.forms)
-    fast = FastOracle(it, system.oracles[0], gold) if system.oracles else None
+    exact_oracles = [o for o in system.oracles if o.losses and o.losses[0].bound == "exact"]
+    fast = FastOracle(it, exact_oracles[0], gold) if exact_oracles else None
     search = LossSearch(it, gold, budget=args.budget)
     c = it.initial(len(gold))
     steps = []
     k = 0
     names = [d.name for d in system.lists]
-    from .trace import _arc_strs, _labeled_arcs, _lists_view
-
     while not it.is_terminal(c):
-        costs = fast.costs(c) if fast is not None else {a: int(v) for a, v in search.costs(c).items()}
+        costs = fast.costs(c) if fast is not None else None
+        if costs is None or not any(v == 0 for v in costs.values()):
+            # no declared exact oracle, or gold outside what it is exact for: search
+            costs = {a: (int(v) if v != float("inf") else v) for a, v in search.costs(c).items()}
         zero = [a for a, v in costs.items() if v == 0]
         if not zero:
             print(render_steps(steps, names))
             raise UsageError(f"step {k}: no zero-cost action (costs {costs})")
         mono = [a for a in zero if a not in search.nonmonotonic]
         action = (mono or zero)[0]
-        view = _lists_view(it, c, words)
-        before = _labeled_arcs(it, c)
-        it.apply(c, action)
-        after = _labeled_arcs(it, c)
-        steps.append(Step(k, view, action, _arc_strs(it, c, words, after - before),
-                          _arc_strs(it, c, words, before - after), costs if args.costs else None))
+        steps.append(apply_recorded(it, c, words, k, action, costs if args.costs else None))
         k += 1
-    steps.append(Step(k, _lists_view(it, c, words), None, (), ()))
+    steps.append(final_step(it, c, words, k))
     print(render_steps(steps, names, terminal=True))
     out = it.output(c).heads
     wrong = sum(1 for h, g in zip(out, gold) if h != g)
-    source = f"fast oracle {system.oracles[0].name}" if fast is not None else "exact loss search"
+    source = f"fast oracle {exact_oracles[0].name}" if fast is not None else "exact loss search"
     print(f"oracle: {source}; {wrong} of {len(gold)} heads differ from gold")
     return 0
 

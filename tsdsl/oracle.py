@@ -4,7 +4,8 @@ An ``oracle`` block in a spec states which missing gold arcs can still be
 built (Goldberg & Nivre's arc decomposition), optionally corrected for cycles
 (Gómez-Rodríguez & Fernández-González 2015; Fernández-González &
 Gómez-Rodríguez 2017) and with per-action penalties (Honnibal & Johnson 2015).
-The cost of an action is the change of the loss it causes plus its penalty;
+The cost of an action is the change of the loss it causes (at least 1 when a
+penalty rule marks it as not optimal);
 each evaluation is O(n) apart from cycle enumeration.  `tsdsl check-oracle`
 compares every declared oracle with the exact loss found by search.
 """
@@ -185,7 +186,9 @@ class FastOracle:
         for a in self.it.legal(c):
             child = self.it.copy(c)
             self.it.apply(child, a)
-            out[a] = self.loss(child, name) - base + self.penalty(c, a)
+            cost = self.loss(child, name) - base
+            # a penalised move is "not optimal" (Honnibal & Johnson 2015): it costs at least 1
+            out[a] = max(cost, 1) if self.penalty(c, a) else cost
         return out
 
     def zero_cost(self, c: Config, name: Optional[str] = None) -> list[str]:

@@ -47,13 +47,24 @@ def run_trace(it: Interpreter, words: Sequence[str], actions: Sequence[str]) -> 
             why = "the configuration is terminal" if it.is_terminal(c) else (
                 "legal here: " + (", ".join(legal) if legal else "nothing (dead end)"))
             raise TraceError(f"step {k}: {action} is not legal ({why})", steps, names)
-        before = _labeled_arcs(it, c)
-        it.apply(c, action)
-        after = _labeled_arcs(it, c)
-        steps.append(Step(k, view, action, _arc_strs(it, c, words, after - before),
-                          _arc_strs(it, c, words, before - after)))
-    steps.append(Step(len(actions), _lists_view(it, c, words), None, (), ()))
+        steps.append(apply_recorded(it, c, words, k, action))
+    steps.append(final_step(it, c, words, len(actions)))
     return steps, c
+
+
+def apply_recorded(it: Interpreter, c: Config, words, index: int, action: str, costs: Optional[dict] = None) -> Step:
+    """Apply ``action`` to ``c`` and return the step row describing it."""
+    view = _lists_view(it, c, words)
+    before = _labeled_arcs(it, c)
+    it.apply(c, action)
+    after = _labeled_arcs(it, c)
+    return Step(index, view, action, _arc_strs(it, c, words, after - before),
+                _arc_strs(it, c, words, before - after), costs)
+
+
+def final_step(it: Interpreter, c: Config, words, index: int) -> Step:
+    """The last row: the configuration reached, with no action."""
+    return Step(index, _lists_view(it, c, words), None, (), ())
 
 
 def _labeled_arcs(it: Interpreter, c: Config) -> set[tuple[int, int, Optional[str]]]:

@@ -15,7 +15,9 @@ otherwise those in the output of the static oracle's derivation
 from __future__ import annotations
 
 import logging
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterable, Optional, Sequence
 
@@ -57,6 +59,7 @@ class SentenceCoverage:
     nonprojective_arcs: int = 0
     reached_arcs: Optional[int] = None  # of its non-projective arcs; None = undecided
     seconds: float = 0.0
+    reason: Optional[str] = None  # why undecided: "budget" or "recursion"
 
 
 @dataclass
@@ -140,7 +143,8 @@ class CoverageReport:
         for s in und[:show_undecided]:
             where = f"line {s.line}" if s.line else f"sentence {s.index + 1}"
             sid = f" ({s.sent_id})" if s.sent_id else ""
-            lines.append(f"  undecided: {where}{sid}, {s.words} words, {s.seconds:.2f} s")
+            why = " (search too deep for Python)" if s.reason == "recursion" else ""
+            lines.append(f"  undecided: {where}{sid}, {s.words} words, {s.seconds:.2f} s{why}")
         if len(und) > show_undecided:
             lines.append(f"  ... and {len(und) - show_undecided} more undecided")
         return "\n".join(lines)
@@ -175,6 +179,7 @@ def coverage(system: ir.System, sentences: Iterable, *, budget: Optional[int] = 
     """
     it = Interpreter(system)
     report = CoverageReport(system.name, file, budget, max_len)
+    depth = (budget if budget is not None else 200_000) + 1000
     start = time.perf_counter()
     for index, item in enumerate(sentences):
         heads, line, sent_id = _gold_of(item)
@@ -183,7 +188,8 @@ def coverage(system: ir.System, sentences: Iterable, *, budget: Optional[int] = 
             report.skipped += 1
             verdict = SentenceCoverage(index, line, sent_id, n, is_projective(heads), SKIPPED)
         else:
-            verdict = _one(it, heads, budget, index, line, sent_id)
+            with _recursion_limit(depth):
+                verdict = _one(it, heads, budget, index, line, sent_id)
             report.sentences += 1
             report.words += n
             report.projective += verdict.projective
@@ -214,17 +220,37 @@ def _one(it: Interpreter, heads: tuple[int, ...], budget: Optional[int], index: 
     try:
         path = find_derivation(it, heads, budget=budget)
     except BudgetExceeded:
-        path = None
+        verdict.reason = "budget"
+    except RecursionError:
+        verdict.reason = "recursion"
     else:
         verdict.status = DERIVABLE if path is not None else NOT_DERIVABLE
     if verdict.status == DERIVABLE:
         verdict.reached_arcs = len(nonproj)
     elif verdict.status == NOT_DERIVABLE:
-        verdict.reached_arcs = _reached(it, heads, nonproj, budget) if nonproj else 0
+        try:
+            verdict.reached_arcs = _reached(it, heads, nonproj, budget) if nonproj else 0
+        except RecursionError:
+            verdict.reached_arcs = None
     elif not nonproj:
         verdict.reached_arcs = 0
     verdict.seconds = time.perf_counter() - t0
     return verdict
+
+
+@contextmanager
+def _recursion_limit(limit: int):
+    """The searches recurse once per expanded configuration (at most ``budget`` deep);
+    Python 3.11+ keeps pure-Python recursion off the C stack, so a higher limit is safe."""
+    old = sys.getrecursionlimit()
+    if sys.version_info < (3, 11):  # frames still live on the C stack: stay modest
+        limit = min(limit, 8000)
+    if limit > old:
+        sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def _reached(it: Interpreter, heads: tuple[int, ...], arcs: list[tuple[int, int]],

@@ -20,6 +20,7 @@ import math
 from typing import Optional, Sequence
 
 from .. import ir
+from ..errors import OracleError
 from ..interp import Config, Interpreter
 from .reach import pair_reachability
 from .space import state_key
@@ -38,7 +39,7 @@ def _nonmonotonic_actions(system: ir.System, n_tokens: int) -> set[str]:
             if any(op.overwrite or op.break_cycle for c in a.cases for op in c.arcs)}
 
 
-class BudgetExceeded(Exception):
+class BudgetExceeded(OracleError):
     """The search visited more configurations than allowed."""
 
 
@@ -59,6 +60,7 @@ class LossSearch:
         self.expanded = 0
         self.memo: dict[tuple, float] = {}
         self._active: set[tuple] = set()
+        self._cycle_hits = 0
         n_tokens = self.n + (0 if it.system.root == "none" else 1)
         self.monotonic = is_monotonic(it.system, n_tokens)
         self.nonmonotonic = _nonmonotonic_actions(it.system, n_tokens)
@@ -125,6 +127,7 @@ class LossSearch:
         if hit is not None:
             return hit
         if key in self._active:  # a cycle in the configuration graph: no output this way
+            self._cycle_hits += 1
             return INF
         it = self.it
         if it.is_terminal(c):
@@ -133,7 +136,7 @@ class LossSearch:
             return value
         self.expanded += 1
         if self.budget is not None and self.expanded > self.budget:
-            raise BudgetExceeded(f"exact loss search expanded more than {self.budget} configurations")
+            raise BudgetExceeded(f"exact loss search expanded more than {self.budget} configurations (raise --budget)")
         own_lb = self.lower_bound(c)
         children = []
         for a in it.legal(c):
@@ -143,6 +146,7 @@ class LossSearch:
             children.append((self._order_key(child, lb, a), lb, a, child))
         children.sort(key=lambda x: x[0])
         self._active.add(key)
+        hits_before = self._cycle_hits
         best = INF
         try:
             for _, lb, _, child in children:
@@ -155,7 +159,9 @@ class LossSearch:
                         break
         finally:
             self._active.discard(key)
-        self.memo[key] = best
+        # a value computed while an ancestor was excluded as a cycle is only valid on this path
+        if self._cycle_hits == hits_before:
+            self.memo[key] = best
         return best
 
     def costs(self, c: Config) -> dict[str, float]:
