@@ -30,20 +30,6 @@ def _id(p: Path) -> str:
 
 WITH_ORACLE = [p for p in SPECS if load_system(p).oracles]
 
-# Inherited oracles that do not fit the child system (found by this test; reported).
-INHERITED_WRONG = {
-    "arc-eager-root-heuristic": "inherits Goldberg & Nivre's arc-eager oracle, which does not know that the "
-                                "root heuristic attaches headless words to the root at the end (SHIFT of a word "
-                                "whose gold head is the root costs 0, not 1)",
-    "arc-eager-slp": "inherits Goldberg & Nivre's arc-eager oracle, but must reduce the stack to the root: a "
-                     "word on the stack whose gold head is lost must still take a wrong head from the buffer, "
-                     "losing a second gold arc (gold 0 1 1 after SHIFT: exact loss 2, fast 1)",
-}
-
-
-def _param(p: Path):
-    reason = INHERITED_WRONG.get(_id(p))
-    return pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=reason)) if reason else p
 
 
 def test_the_oracles_the_brief_names_are_declared():
@@ -52,7 +38,7 @@ def test_the_oracles_the_brief_names_are_declared():
             "arc-eager-unshift"} <= stems
 
 
-@pytest.mark.parametrize("spec", [_param(p) for p in WITH_ORACLE], ids=[_id(p) for p in WITH_ORACLE])
+@pytest.mark.parametrize("spec", WITH_ORACLE, ids=[_id(p) for p in WITH_ORACLE])
 def test_declared_oracle_matches_exact_loss(spec):
     system = load_system(spec)
     for oracle in system.oracles:
@@ -64,6 +50,31 @@ def test_declared_oracle_matches_exact_loss(spec):
                          + render_report(r))
         assert r.ok, render_report(r)
         assert set(r.mismatches) == {l.name for l in oracle.losses}
+
+
+def test_inherited_oracles_that_do_not_fit_are_replaced_or_dropped():
+    """Goldberg & Nivre's arc-eager loss is wrong for two arc-eager variants (check-oracle
+    found 61 and 40 mismatches in 150 configurations when they inherited it): the root
+    heuristic makes a headless stack word's root arc reachable, and arc-eager-slp's
+    terminal makes a headless stack word take a wrong head from the buffer (gold 0 1 1
+    after SHIFT: exact loss 2, Goldberg & Nivre 1)."""
+    heuristic = load_system(SYSTEMS / "arc-eager-root-heuristic.ts")
+    assert [o.name for o in heuristic.oracles] == ["goldberg_nivre_2012_heuristic"]
+    slp = load_system(SYSTEMS / "arc-eager-slp.ts")
+    assert not slp.oracles
+    it = Interpreter(slp)
+    c = it.initial(3)
+    it.apply(c, "SHIFT")
+    eager = Interpreter(load_system(SYSTEMS / "arc-eager.ts"))
+    assert FastOracle(eager, find_oracle(eager.system), (0, 1, 1)).loss(c) == 1
+    assert LossSearch(it, (0, 1, 1)).loss(c) == 2
+
+
+def test_drop_of_an_inherited_oracle(tmp_path):
+    spec = write(tmp_path, "d.ts", 'system no_oracle\n  extends "SYSTEMS/arc-eager.ts"\n  drop goldberg_nivre_2012\n')
+    system = load_system(spec)
+    assert not system.oracles
+    assert len(system.actions) == 4  # the transitions stay
 
 
 def test_covington_nm_declares_three_bounds():

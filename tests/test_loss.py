@@ -42,17 +42,8 @@ IDS = [p.stem if p.parent == SYSTEMS else f"readings/{p.stem}" for p in SPECS]
 # when its set of heads is exactly {gold head}.
 MAX_N = {"dag": 3}
 
-# Systems whose configuration graph has cycles.  LossSearch cuts a cycle by answering
-# inf for a configuration already on the search path, and memoizes what it computed
-# below it: those memo entries leave out the way back round the cycle, so a later
-# query on the same LossSearch (costs(), or loss() of another configuration) can be
-# too high.  The first query is right.  See test_cycle_memo_regression.
-CYCLIC = {"readings/arc-eager-unshift-shift-empty"}
-CYCLE_MEMO_BUG = ("LossSearch memoizes losses computed while a cycle was cut (loss.py _loss, "
-                  "`if key in self._active: return INF`), so later queries on the same search are too high")
-
 # Hypothesis examples per system: a fraction of the profile (200 in CI -> 20 per
-# system, 25 systems), so that `thorough` scales it up.
+# system, about 26 systems), so that `thorough` scales it up.
 EXAMPLES = max(10, settings.default.max_examples // 10)
 
 _CACHE: dict[Path, Interpreter] = {}
@@ -146,9 +137,7 @@ def check_against_brute_force(it: Interpreter, c, gold, *, every: bool = True) -
 # ---- exhaustive for short sentences --------------------------------------------------
 
 
-@pytest.mark.parametrize("spec", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=CYCLE_MEMO_BUG)) if i in CYCLIC else p
-    for p, i in zip(SPECS, IDS)], ids=IDS)
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
 def test_loss_exhaustive_short(spec):
     """n <= 3 (dag: n <= 2): every gold tree, every reachable configuration, one search
     per gold tree (so the memo is shared across queries, as in costs())."""
@@ -181,23 +170,28 @@ def test_loss_matches_brute_force(spec, data):
         prefix.append(a)
     note(f"prefix: {prefix}")
     # every configuration below c too (with the same search), except where that is a large
-    # graph (n = 5 from the start) or the memo is known to go wrong (CYCLIC)
-    every = (n <= 4 or len(prefix) >= n) and IDS[SPECS.index(spec)] not in CYCLIC
-    check_against_brute_force(it, c, gold, every=every)
+    # graph (n = 5 from the start)
+    check_against_brute_force(it, c, gold, every=n <= 4 or len(prefix) >= n)
 
 
-@pytest.mark.xfail(strict=True, reason=CYCLE_MEMO_BUG)
 def test_cycle_memo_regression():
-    """Minimal reproduction: UNSHIFT then SHIFT returns to the same configuration, and
-    costs() calls it infinitely bad although the child still reaches the gold tree."""
+    """UNSHIFT then SHIFT returns to the same configuration.  Gold 0 1 1, after SHIFT
+    LEFT-ARC (w2 -> w1, w1 gone: all three gold arcs lost) SHIFT SHIFT UNSHIFT: σ = [w2],
+    β = [w3].  UNSHIFT leads to [] [w2 w3], whose only move SHIFT comes back, so it costs
+    0.  costs() used to call it inf: the child's loss was memoized while the search of
+    the parent had the parent cut out as a cycle."""
     it = interp(SYSTEMS / "readings" / "arc-eager-unshift-shift-empty.ts")
     gold = (0, 1, 1)
     c = replay(it, 3, ["SHIFT", "LEFT-ARC", "SHIFT", "SHIFT", "UNSHIFT"])
     child = it.copy(c)
     it.apply(child, "UNSHIFT")
-    assert LossSearch(it, gold).loss(c) == 0
-    assert LossSearch(it, gold).loss(child) == 0  # a fresh search gets the child right
-    assert LossSearch(it, gold).costs(c)["UNSHIFT"] == 0  # but costs() says inf
+    assert it.legal(child) == ["SHIFT"]
+    assert LossSearch(it, gold).loss(c) == LossSearch(it, gold).loss(child) == 3
+    assert LossSearch(it, gold).costs(c) == {"RIGHT-ARC": 0, "UNSHIFT": 0, "LEFT-ARC": 0}
+    search = LossSearch(it, gold)
+    search.loss(it.initial(3))
+    assert search.loss(child) == 3
+    assert search.costs(c)["UNSHIFT"] == 0
 
 
 def test_lower_bound_counts_lost_arcs_in_monotonic_system():

@@ -229,10 +229,12 @@ def cmd_trace_gold(args, system, it) -> int:
     steps = []
     k = 0
     names = [d.name for d in system.lists]
+    searched = 0
     while not it.is_terminal(c):
         costs = fast.costs(c) if fast is not None else None
         if costs is None or not any(v == 0 for v in costs.values()):
             # no declared exact oracle, or gold outside what it is exact for: search
+            searched += fast is not None
             costs = {a: (int(v) if v != float("inf") else v) for a, v in search.costs(c).items()}
         zero = [a for a, v in costs.items() if v == 0]
         if not zero:
@@ -247,6 +249,8 @@ def cmd_trace_gold(args, system, it) -> int:
     out = it.output(c).heads
     wrong = sum(1 for h, g in zip(out, gold) if h != g)
     source = f"fast oracle {exact_oracles[0].name}" if fast is not None else "exact loss search"
+    if searched:
+        source += f" (exact loss search at {searched} step(s) where it had no zero-cost action)"
     print(f"oracle: {source}; {wrong} of {len(gold)} heads differ from gold")
     return 0
 

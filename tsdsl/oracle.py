@@ -24,13 +24,13 @@ class FastOracle:
 
     Args:
         it: the interpreter of the system that declares the oracle.
-        oracle: the declared oracle (``it.system.oracles``) or its name.
+        oracle: the declared oracle (``it.system.oracles``), its name, or None for the first one.
         gold: gold heads in CoNLL-U numbering (``gold[d-1]``, 0 = root).
     """
 
-    def __init__(self, it: Interpreter, oracle: ir.Oracle | str, gold: Sequence[int]):
+    def __init__(self, it: Interpreter, oracle: ir.Oracle | str | None, gold: Sequence[int]):
         self.it = it
-        self.oracle = find_oracle(it.system, oracle) if isinstance(oracle, str) else oracle
+        self.oracle = oracle if isinstance(oracle, ir.Oracle) else find_oracle(it.system, oracle)
         if self.oracle.reach is None:
             raise OracleError(f"oracle {self.oracle.name!r} has no reachability rule")
         self.n = len(gold)

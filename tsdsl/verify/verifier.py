@@ -267,7 +267,7 @@ def longest_formula(sizes: list[SizeStats]) -> str:
 def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, examples: int, budget: int,
                    seed: int) -> None:
     system = it.system
-    cfg = settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+    cfg = settings(max_examples=examples, deadline=None, database=None, derandomize=True, report_multiple_bugs=False,
                    suppress_health_check=list(HealthCheck), print_blob=False,
                    verbosity=Verbosity.quiet)
     undecided = [0]
