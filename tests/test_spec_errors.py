@@ -243,9 +243,9 @@ ROWS = [
     Row("extends/error-in-parent", {"base.ts": CP + "L = ← {Q: 1}\n", "bad.ts": "system x\nextends \"base\"\n"},
         "TS205", "base.ts:5:8", r"^unknown control parameter 'Q'"),
     Row("drop/unknown-transition", CP + "drop REDUCE\n", "TS217", "bad.ts:5:1",
-        r"^cannot drop 'REDUCE': no such transition$"),
+        r"^cannot drop 'REDUCE': no such transition or oracle$"),
     Row("drop/unknown-in-child", {"base.ts": CP, "bad.ts": "system x\nextends \"base.ts\"\ndrop LEFT\n"},
-        "TS217", "bad.ts:3:1", r"^cannot drop 'LEFT': no such transition$"),
+        "TS217", "bad.ts:3:1", r"^cannot drop 'LEFT': no such transition or oracle$"),
     # ---- overrides (--set) reaching the spec ------------------------------------------------------------
     Row("override/capacity-zero", CP + "L = ←\n", "TS202", "bad.ts:3:1", r"^capacity K must be at least 1, not 0$",
         overrides={"K": 0}),
