@@ -9,60 +9,8 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 
-@st.composite
-def projective_trees(draw, *, min_n: int = 1, max_n: int = 12) -> tuple[int, ...]:
-    """A random projective tree, e.g. ``(2, 0, 2)`` for "the dog barked"-like shapes.
-
-    Built by splitting spans recursively: a span's head is drawn, and the words on
-    each side form sub-spans whose heads attach to it, so no arcs cross.
-    Shrinks towards small, flat trees.
-    """
-    n = draw(st.integers(min_value=min_n, max_value=max_n))
-    heads = [0] * n
-
-    def build(lo: int, hi: int, parent: int) -> None:
-        # words lo..hi (1-based, inclusive) form one subtree attached to parent
-        if lo > hi:
-            return
-        h = draw(st.integers(min_value=lo, max_value=hi))
-        heads[h - 1] = parent
-        # left and right of h: a sequence of sibling subtrees attached to h
-        for a, b in ((lo, h - 1), (h + 1, hi)):
-            start = a
-            while start <= b:
-                end = draw(st.integers(min_value=start, max_value=b))
-                build(start, end, h)
-                start = end + 1
-
-    build(1, n, 0)
-    return tuple(heads)
-
-
-@st.composite
-def trees(draw, *, min_n: int = 1, max_n: int = 12, projective: bool | None = None) -> tuple[int, ...]:
-    """A random tree (projective or not unless ``projective`` says), e.g. ``(3, 0, 2, 2)``.
-
-    Attaches words in a random order, each to a word already in the tree.
-    """
-    if projective:
-        return draw(projective_trees(min_n=min_n, max_n=max_n))
-    n = draw(st.integers(min_value=min_n, max_value=max_n))
-    if n == 0:
-        return ()
-    order = draw(st.permutations(range(1, n + 1)))
-    heads = [0] * n
-    placed = [order[0]]
-    for d in order[1:]:
-        heads[d - 1] = draw(st.sampled_from(placed))
-        placed.append(d)
-    result = tuple(heads)
-    if projective is False:
-        from tsdsl.trees import is_projective
-
-        from hypothesis import assume
-
-        assume(not is_projective(result))
-    return result
+# tree strategies live in the package (tsdsl verify uses them); re-exported here
+from tsdsl.verify.strategies import class_trees_strategy, projective_trees, trees  # noqa: E402,F401
 
 
 @st.composite

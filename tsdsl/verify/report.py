@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .. import __version__
-from .verifier import PROPERTIES, Verdict
+from .verifier import PROPERTIES, Verdict, counterexample_facts
 
 
 def _mark(v: Verdict, p: str) -> str:
@@ -60,12 +60,7 @@ def render_markdown(verdicts: Sequence[Verdict], claims: dict[str, str], command
                 if cx is None:
                     continue
                 lines.append(f"**{p}** fails at n = {cx.n}: {cx.note}.")
-                if cx.gold is not None:
-                    lines.append(f"Gold heads: `{' '.join(map(str, cx.gold))}`.")
-                if cx.output is not None:
-                    lines.append(f"Output heads: `{' '.join('_' if h is None else str(h) for h in cx.output)}`.")
-                if cx.actions:
-                    lines.append(f"Actions: `{' '.join(cx.actions)}`.")
+                lines.extend(f"{label.capitalize()}: `{value}`." for label, value in counterexample_facts(cx))
                 if cx.trace:
                     lines += ["", "```", cx.trace, "```"]
                 lines.append("")

@@ -323,6 +323,18 @@ def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, e
     v.random_undecided = undecided[0]
 
 
+def counterexample_facts(cx: Counterexample) -> list[tuple[str, str]]:
+    """The (label, value) facts of a counterexample that both renderings show."""
+    facts = []
+    if cx.gold is not None:
+        facts.append(("gold heads", " ".join(map(str, cx.gold))))
+    if cx.output is not None:
+        facts.append(("output heads", " ".join("_" if h is None else str(h) for h in cx.output)))
+    if cx.actions:
+        facts.append(("actions", " ".join(cx.actions)))
+    return facts
+
+
 class _Failure(Exception):
     def __init__(self, prop: str, n: int, seq: list[str], note: str):
         super().__init__(f"{prop}: {note}")
@@ -344,12 +356,7 @@ def render_verdict(v: Verdict) -> str:
         if cx is None:
             continue
         lines.append(f"  counterexample ({p}), n = {cx.n}:")
-        if cx.gold is not None:
-            lines.append(f"    gold heads: {' '.join(map(str, cx.gold))}")
-        if cx.output is not None:
-            lines.append(f"    output heads: {' '.join('_' if h is None else str(h) for h in cx.output)}")
-        if cx.actions:
-            lines.append(f"    actions: {' '.join(cx.actions)}")
+        lines.extend(f"    {label}: {value}" for label, value in counterexample_facts(cx))
         lines.append(f"    {cx.note}")
         if cx.trace:
             lines.extend("    " + t for t in cx.trace.splitlines())
