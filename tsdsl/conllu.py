@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
 from .errors import TsdslError, UsageError
-from .trees import Tree
+from .trees import Tree, cycle_word
 
 __all__ = [
     "ConlluError", "Sentence", "Word", "parse_conllu", "read_conllu", "sentence_text", "write_conllu",
@@ -367,31 +367,9 @@ def _check_tree(words: list[Word], file: str, first_line: int, allow_multiple_ro
         if len(roots) > 1 and not allow_multiple_roots:
             raise ConlluError(file, roots[1].line,
                               f"more than one root (words {', '.join(str(w.id) for w in roots)} have HEAD 0)")
-    cyc = _cycle_word(heads)
+    cyc = cycle_word(heads)
     if cyc is not None:
         raise ConlluError(file, words[cyc - 1].line, f"cycle through word {cyc}")
-
-
-def _cycle_word(heads: Sequence[Optional[int]]) -> Optional[int]:
-    """The smallest word on a cycle, or None (``_`` and 0 end a path)."""
-    n = len(heads)
-    state = [0] * (n + 1)  # 0 new, 1 on the current path, 2 done
-    found: Optional[int] = None
-    for s in range(1, n + 1):
-        path = []
-        d = s
-        while d and state[d] == 0:
-            state[d] = 1
-            path.append(d)
-            h = heads[d - 1]
-            d = h if h is not None else 0
-        if d and state[d] == 1:
-            cycle = path[path.index(d):]
-            m = min(cycle)
-            found = m if found is None else min(found, m)
-        for p in path:
-            state[p] = 2
-    return found
 
 
 # ---------------------------------------------------------------------------------

@@ -42,8 +42,14 @@ def is_tree(heads: Sequence[Optional[int]], *, single_root: bool = True) -> bool
 
 
 def has_cycle(heads: Sequence[Optional[int]]) -> bool:
+    return cycle_word(heads) is not None
+
+
+def cycle_word(heads: Sequence[Optional[int]]) -> Optional[int]:
+    """The smallest word on a cycle, or None (``None`` heads and 0 end a path)."""
     n = len(heads)
     state = [0] * (n + 1)  # 0 new, 1 on the current path, 2 done
+    found: Optional[int] = None
     for start in range(1, n + 1):
         path = []
         d = start
@@ -53,10 +59,11 @@ def has_cycle(heads: Sequence[Optional[int]]) -> bool:
             h = heads[d - 1]
             d = h if h is not None else 0
         if d and state[d] == 1:
-            return True
+            m = min(path[path.index(d):])
+            found = m if found is None else min(found, m)
         for p in path:
             state[p] = 2
-    return False
+    return found
 
 
 def is_projective(heads: Sequence[Optional[int]]) -> bool:
