@@ -40,6 +40,10 @@ def word(i, head, deprel="dep", cols=10):
     return "\t".join(fields[:cols]) + "\n"
 
 
+def mwt(a, b, form="mwt"):
+    return f"{a}-{b}\t{form}" + "\t_" * 8 + "\n"
+
+
 def write_bytes(tmp_path, data: bytes, name="t.conllu"):
     p = tmp_path / name
     p.write_bytes(data)
@@ -174,6 +178,19 @@ BAD = [
     ("underscore", word(1, 0, "root") + word(2, "_"), 2, "HEAD is _"),
     ("nowords", "# only a comment\n", 1, "a sentence without word lines"),
     ("badrange", word(1, 0, "root") + "2-1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n" + word(2, 1), 2, "bad multiword token range"),
+    ("columns11", word(1, 0, "root").replace("\n", "\textra\n"), 1, "expected 10 tab-separated columns, found 11"),
+    ("spaces", "1 w1 _ X _ _ 0 root _ _\n", 1, "expected 10 tab-separated columns, found 1"),
+    ("id_decimal", word(1, 0, "root") + word(2, 1).replace("2\t", "2.x\t", 1), 2, "ID '2.x' is not an integer"),
+    ("id_letters", word(1, 0, "root") + word(2, 1).replace("2\t", "2a\t", 1), 2, "ID '2a' is not an integer"),
+    ("id_empty", word(1, 0, "root") + word(2, 1).replace("2\t", "\t", 1), 2, "ID '' is not an integer"),
+    ("id_sign", word(1, 0, "root") + word(2, 1).replace("2\t", "+2\t", 1), 2, "ID '+2' is not an integer"),
+    ("cycle_noroot_first", word(1, 2) + word(2, 3) + word(3, 1), 1, "no root"),
+    ("cycle_two", word(1, 0, "root") + word(2, 3) + word(3, 2), 2, "cycle through word 2"),
+    ("mwt_misplaced", word(1, 0, "root") + mwt(3, 4) + word(2, 1) + word(3, 1) + word(4, 1), 2,
+     "multiword token 3-4 must come right before word 3, found before word 2"),
+    ("mwt_overlap", mwt(1, 2) + word(1, 0, "root") + mwt(2, 3) + word(2, 1) + word(3, 1), 3,
+     "multiword token 2-3 overlaps 1-2"),
+    ("mwt_past_end", word(1, 0, "root") + mwt(2, 3) + word(2, 1), 2, "multiword token 2-3 goes past the last word (2)"),
 ]
 
 
@@ -197,6 +214,23 @@ def test_broken_utf8_names_the_line(tmp_path):
     line = SAMPLE.count("\n") + 2
     with pytest.raises(ConlluError, match=rf"^{p}:{line}: invalid UTF-8 \(byte 0xe9 at byte column 6\)"):
         read_conllu(p)
+
+
+@pytest.mark.parametrize("data, line, byte, col", [
+    (b"# caf\xc3\n" + GOOD2.encode("utf-8"), 1, 0xc3, 6),  # truncated sequence in a comment, first line
+    (GOOD2.encode("utf-8") + b"\n1\t\xff\t_\tX\t_\t_\t0\troot\t_\t_\n", 4, 0xff, 3),  # in a FORM
+    ("1\tnaïve".encode("latin-1") + b"\t_\tX\t_\t_\t0\troot\t_\t_\n", 1, 0xef, 5),  # a Latin-1 file
+])
+def test_broken_utf8_anywhere_names_line_and_byte(tmp_path, data, line, byte, col):
+    p = write_bytes(tmp_path, data)
+    with pytest.raises(ConlluError, match=rf"^{p}:{line}: invalid UTF-8 \(byte 0x{byte:02x} at byte column {col}\)"):
+        read_conllu(p)
+
+
+def test_multiword_tokens_and_empty_nodes_in_place_are_accepted():
+    text = (mwt(1, 2) + word(1, 0, "root") + word(2, 1) + "2.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n"
+            + mwt(3, 4) + word(3, 1) + word(4, 3))
+    assert parse_conllu(text)[0].heads == (0, 1, 1, 3)
 
 
 def test_options_relax_heads_and_roots():

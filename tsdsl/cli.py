@@ -163,6 +163,16 @@ def cmd_coverage(args) -> int:
     return 0
 
 
+def cmd_eval(args) -> int:
+    import json
+
+    from .evaluate import evaluate_files
+
+    scores = evaluate_files(args.gold, args.pred)
+    print(json.dumps(scores.to_dict(), indent=2) if args.json else scores.render_text())
+    return 0
+
+
 def _budget(text: str) -> Optional[int]:
     if text in ("inf", "none"):
         return None
@@ -301,6 +311,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--progress", action="store_true", help="print each sentence's verdict to stderr")
     with_set(sp)
     sp.set_defaults(func=cmd_coverage)
+
+    sp = sub.add_parser("eval", help="score predicted trees against gold ones: UAS, LAS, crossing arcs, roots, "
+                                     "arc lengths")
+    sp.add_argument("gold", metavar="GOLD.conllu")
+    sp.add_argument("pred", metavar="PRED.conllu")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    sp.set_defaults(func=cmd_eval)
 
     sp = sub.add_parser("check-oracle", help="compare declared fast oracles with exact loss by search")
     sp.add_argument("spec")

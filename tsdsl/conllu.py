@@ -315,6 +315,7 @@ def _parse_block(raw: list[str], start: int, block_start: int, body_end: int, en
                  require_heads: bool, allow_multiple_roots: bool) -> Sentence:
     words: list[Word] = []
     index: list[int] = []
+    last_range: Optional[tuple[str, int, int]] = None  # the latest multiword token: (ID, its end, line)
     for k in range(block_start, body_end):
         lineno = k + 1
         content = _content(raw[k])
@@ -328,6 +329,12 @@ def _parse_block(raw: list[str], start: int, block_start: int, body_end: int, en
             a, b = map(int, tid.split("-"))
             if not 1 <= a < b:
                 raise ConlluError(file, lineno, f"bad multiword token range {tid!r}")
+            if last_range is not None and a <= last_range[1]:
+                raise ConlluError(file, lineno, f"multiword token {tid} overlaps {last_range[0]}")
+            if a != len(words) + 1:
+                raise ConlluError(file, lineno, f"multiword token {tid} must come right before word {a}, "
+                                                f"found before word {len(words) + 1}")
+            last_range = (tid, b, lineno)
             continue
         if _EMPTY_ID.match(tid):
             continue
@@ -348,6 +355,9 @@ def _parse_block(raw: list[str], start: int, block_start: int, body_end: int, en
         index.append(k - start)
     if not words:
         raise ConlluError(file, block_start + 1, "a sentence without word lines")
+    if last_range is not None and last_range[1] > len(words):
+        raise ConlluError(file, last_range[2],
+                          f"multiword token {last_range[0]} goes past the last word ({len(words)})")
     _check_tree(words, file, block_start + 1, allow_multiple_roots)
     return Sentence(tuple(raw[start:end]), tuple(words), tuple(index), file, block_start + 1)
 
