@@ -265,6 +265,37 @@ def cmd_trace_gold(args, system, it) -> int:
     return 0
 
 
+def cmd_compile(args) -> int:
+    import time
+    from pathlib import Path
+
+    from .kernels.build import build, kernel_cache_dir, load_module
+    from .kernels.codegen import generate
+    from .verify.report import write_atomic
+
+    system = load_system(args.spec, parse_overrides(args.set))
+    gen = generate(system, max_tokens=args.max_tokens)
+    if args.emit_pyx is not None:
+        if args.emit_pyx == "-":
+            sys.stdout.write(gen.source)
+        else:
+            write_atomic(args.emit_pyx, gen.source)
+            print(f"{args.spec}: generated Cython written to {args.emit_pyx} ({len(gen.source.splitlines())} lines)")
+        if not args.build:
+            return 0
+    t0 = time.perf_counter()
+    cache = Path(args.output) if args.output else kernel_cache_dir()
+    built = build(gen, cache, force=args.force)
+    load_module(built)
+    seconds = time.perf_counter() - t0
+    how = "cache hit" if built.cached else "built"
+    costs = ", ".join(f"{o}/{l}: {'incremental' if inc else 'scratch copy'}"
+                      for (o, l), inc in zip(gen.losses, gen.incremental)) or "no declared oracle"
+    print(f"{args.spec}: {how} in {seconds:.2f} s: {built.extension}")
+    print(f"  {len(gen.action_names)} actions; oracle costs: {costs}; source {built.pyx}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tsdsl", description="Transition systems for dependency parsing as specs.")
     p.add_argument("--version", action="version", version=f"tsdsl {__version__}")
@@ -318,6 +349,19 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("pred", metavar="PRED.conllu")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
     sp.set_defaults(func=cmd_eval)
+
+    sp = sub.add_parser("compile", help="generate the Cython kernel of a spec, build it and cache it")
+    sp.add_argument("spec")
+    sp.add_argument("-o", "--output", metavar="DIR", help="kernel cache directory (default: $TSDSL_CACHE_DIR or "
+                                                          "~/.cache/tsdsl/kernels)")
+    sp.add_argument("--emit-pyx", nargs="?", const="-", metavar="FILE",
+                    help="write the generated .pyx to FILE (stdout without FILE) instead of building")
+    sp.add_argument("--build", action="store_true", help="with --emit-pyx: build as well")
+    sp.add_argument("--force", action="store_true", help="rebuild even when the cache has the kernel")
+    sp.add_argument("--max-tokens", type=int, metavar="N",
+                    help="capacity-inf systems: longest sentence (+ root) the kernel handles (default 64)")
+    with_set(sp)
+    sp.set_defaults(func=cmd_compile)
 
     sp = sub.add_parser("check-oracle", help="compare declared fast oracles with exact loss by search")
     sp.add_argument("spec")

@@ -1,0 +1,171 @@
+"""Building, caching and the safety of generated kernels.
+
+- hostile spec text (names, titles, comments with quotes, newlines, triple quotes,
+  backslashes, comment closers, non-ASCII) only ever changes comment lines of the
+  generated code, and those stay one line of printable ASCII;
+- one nasty spec is really compiled and behaves like the interpreter, labels included;
+- a second compile is a cache hit; concurrent compiles of one spec both succeed;
+- a failing build names the generated file and the compiler's message;
+- without a C compiler, loading falls back to the interpreter with a warning.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from tsdsl import Interpreter, load_system_text
+from tsdsl.errors import KernelBuildError, SpecError
+from tsdsl.kernels import compile_system
+from tsdsl.kernels.build import build
+from tsdsl.kernels.codegen import Generated, comment, generate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TEMPLATE = '''# {c1}
+system {sys} "{title}"   # {c2}
+  cite     "{title}"
+  root     left
+  lists    {L1}, {L2}
+  flag     {flag}[token]
+  initial  ([root], [1..n])
+  terminal ({L1}, [])
+  # {c3}
+  {SH} : ({L1}, b|{L2}) => ({L1}|b, {L2})   then {flag}[b] := true   # {c4}
+  {LA} : ({L1}|s, b|{L2}) => ({L1}, b|{L2})  arc b -> s
+  {RA} : ({L1}|s, b|{L2}) => ({L1}|s|b, {L2})  arc s -> b
+  {RE} : ({L1}|s, {L2}) => ({L1}, {L2})  if has_head(s) and {flag}[s]
+  oracle   {oracle} "{title}"
+  reachable h -> d if h in {L1} and d in {L2} or h in {L2} and d in {L2} or h in {L2} and d in {L1} and not has_head(d)
+'''
+
+PLAIN = dict(c1="", c2="", c3="", c4="", sys="plain", title="t", L1="S", L2="B", flag="f", SH="SH", LA="LA",
+             RA="RA", RE="RE", oracle="o")
+
+NASTY = ['"""', "'''", "\\", "\\\\n", "*/", "/*", "??/", "\r", "\u2028", "\x0b", "\x0c", "\x00", "é", "∞", "λ",
+         "😀", "#", "{", "}", "%s", "\t", "cdef int x", "\\x41"]
+
+comment_text = st.lists(st.one_of(st.sampled_from(NASTY), st.text(max_size=6)), max_size=6).map("".join).map(
+    lambda t: t.replace("\n", " "))
+
+
+def _escape_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+names = st.from_regex(r"[^\W\d][\w]{0,6}(-[^\W\d][\w]{0,3})?", fullmatch=True).filter(lambda n: "\n" not in n)
+
+
+def _strip_comments(source: str) -> list[str]:
+    return [line for line in source.split("\n") if not line.lstrip().startswith("#")]
+
+
+@settings(max_examples=150, deadline=None)
+@given(c1=comment_text, c2=comment_text, c3=comment_text, c4=comment_text, title=comment_text,
+       sysname=names, L1=names, L2=names, flag=names, SH=names, LA=names, RA=names, RE=names, oracle=names)
+def test_hostile_text_only_reaches_inert_comments(c1, c2, c3, c4, title, sysname, L1, L2, flag, SH, LA, RA, RE,
+                                                 oracle):
+    assume(len({L1, L2, flag}) == 3 and len({SH, LA, RA, RE}) == 4)
+    text = TEMPLATE.format(c1=c1, c2=c2, c3=c3, c4=c4, sys=sysname, title=_escape_string(title), L1=L1, L2=L2,
+                           flag=flag, SH=SH, LA=LA, RA=RA, RE=RE, oracle=oracle)
+    try:
+        system = load_system_text(text, file="hostile\u2028\"'.ts")
+    except SpecError:
+        assume(False)
+    plain = load_system_text(TEMPLATE.format(**PLAIN), file="plain.ts")
+    hostile_src, plain_src = generate(system).source, generate(plain).source
+    # everything but comments is identical: the spec's text cannot reach code
+    assert _strip_comments(hostile_src) == _strip_comments(plain_src)
+    for line in hostile_src.split("\n"):
+        if line.lstrip().startswith("#"):
+            assert line.isascii() and line.isprintable() and "*/" not in line, line
+    assert hostile_src.count("\n") == plain_src.count("\n")
+
+
+def test_comment_escaping():
+    assert comment('a"""b\\c\r\n\u2028é*/??/') == 'a"""b\\\\c\\r\\n\\u2028\\xe9* /?\\?/'
+
+
+def test_a_nasty_spec_compiles_and_agrees_with_the_interpreter(tmp_path):
+    fields = dict(c1='""" \\ \u2028 */ é', c2="'''", c3="\r\\x41 ∞", c4="#{}", sys="σύστημα", title='q\\"uo\\\\te',
+                  L1="σ", L2="β", flag="ünshifted", SH="SHIFT-é", LA="LEFT-ARC", RA="RIGHT_ARC", RE="rédüce",
+                  oracle="óracle")
+    system = load_system_text(TEMPLATE.format(**fields), file=str(tmp_path / 'we"ird\u2028.ts'))
+    ks = compile_system(system, cache_dir=tmp_path / "cache", fallback=False)
+    it = Interpreter(system)
+    labels = ['"""', "\\", "é:sub", "x\ny", "*/"]
+    rng = random.Random(3)
+    for n in range(0, 7):
+        c, k = it.initial(n), ks.initial(n)
+        while not it.is_terminal(c):
+            legal = it.legal(c)
+            assert ks.legal(k) == legal
+            if not legal:
+                break
+            a, lab = rng.choice(legal), rng.choice(labels)
+            it.apply(c, a, lab)
+            ks.apply(k, a, lab)
+            assert ks.snapshot(k) == it.snapshot(c)
+        assert ks.output(k) == it.output(c)
+
+
+def test_second_compile_is_a_cache_hit(tmp_path):
+    spec = ROOT / "systems" / "arc-eager.ts"
+    first = compile_system(spec, cache_dir=tmp_path, fallback=False)
+    second = compile_system(spec, cache_dir=tmp_path, fallback=False)
+    assert second.built.cached and second.built.directory == first.built.directory
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".build-")]
+
+
+def test_cli_compile_reports_cache_hit_and_emits_pyx(tmp_path):
+    spec = str(ROOT / "systems" / "arc-hybrid.ts")
+    env = dict(os.environ, TSDSL_CACHE_DIR=str(tmp_path / "cache"))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tsdsl.cli", *a], capture_output=True, text=True, env=env)
+    first, second = run("compile", spec), run("compile", spec)
+    assert first.returncode == 0 and "built in" in first.stdout, first.stderr
+    assert second.returncode == 0 and "cache hit in" in second.stdout
+    out = run("compile", spec, "--emit-pyx", str(tmp_path / "k.pyx"))
+    text = (tmp_path / "k.pyx").read_text()
+    assert out.returncode == 0 and "cdef struct St" in text and "systems/arc-hybrid.ts:" in text
+    assert run("compile", spec, "--emit-pyx").stdout == text
+
+
+def test_concurrent_compiles_of_one_spec_both_succeed(tmp_path):
+    code = ("import sys; from tsdsl.kernels import compile_system; "
+            "ks = compile_system(sys.argv[1], cache_dir=sys.argv[2], fallback=False); "
+            "st = ks.initial(3); print(ks.built.extension, ks.legal(st))")
+    spec = str(ROOT / "systems" / "covington.ts")
+    procs = [subprocess.Popen([sys.executable, "-c", code, spec, str(tmp_path)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [e for _, e in outs]
+    assert outs[0][0] == outs[1][0]
+    assert "['SHIFT']" in outs[0][0]
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert len(left) == 1 and not left[0].startswith((".build-", "failed-"))
+
+
+def test_failed_build_names_the_generated_file_and_the_error(tmp_path):
+    bad = Generated(source="cdef int f(:\n    pass\n", digest="x", action_names=(), labeled=(), losses=(),
+                    incremental=(), max_tokens=None)
+    with pytest.raises(KernelBuildError) as err:
+        build(bad, tmp_path)
+    text = str(err.value)
+    assert "failed" in text and ".pyx" in text and str(tmp_path) in text
+    assert ".pyx:1:" in text  # Cython's located message
+
+
+def test_without_a_compiler_loading_falls_back_to_the_interpreter(tmp_path, monkeypatch):
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    with pytest.warns(RuntimeWarning, match="no C compiler"):
+        system = compile_system(ROOT / "systems" / "arc-eager.ts", cache_dir=tmp_path)
+    assert isinstance(system, Interpreter)
+    with pytest.raises(KernelBuildError):
+        compile_system(ROOT / "systems" / "arc-eager.ts", cache_dir=tmp_path, fallback=False)

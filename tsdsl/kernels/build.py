@@ -1,0 +1,215 @@
+"""Build, cache and load compiled kernels.
+
+A kernel lives in ``<cache>/<key>/`` where the key hashes the generated source,
+the tsdsl, Cython and Python versions and the compiler flags.  Building happens in
+a private temporary directory that is renamed into place at the end, so two
+processes compiling the same spec at once both succeed (the loser of the rename
+uses the winner's build).  Without a C compiler, :func:`compile_system` falls
+back to the interpreter with a warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Union
+
+from .. import __version__, ir
+from ..errors import KernelBuildError
+from .codegen import GENERATOR_VERSION, Generated, generate
+
+COMPILE_FLAGS = ("-O3", "-g0")  # -g0: no debug info, half the compile time
+
+_LOADED: dict[str, object] = {}
+
+_DRIVER = r"""
+import sys
+from setuptools import Distribution, Extension
+from Cython.Build import cythonize
+name, src, out, flags = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+ext = Extension(name, [src], extra_compile_args=list(flags))
+dist = Distribution({"name": name, "ext_modules": cythonize([ext], quiet=True, language_level=3)})
+dist.script_args = ["build_ext"]
+cmd = dist.get_command_obj("build_ext")
+cmd.build_lib = out
+cmd.build_temp = out + "/build-temp"
+dist.run_command("build_ext")
+"""
+
+
+class NoCompilerError(KernelBuildError):
+    """No C compiler is available to build kernels."""
+
+
+def kernel_cache_dir() -> Path:
+    """Where kernels are cached: $TSDSL_CACHE_DIR, else $XDG_CACHE_HOME/tsdsl/kernels (~/.cache)."""
+    env = os.environ.get("TSDSL_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tsdsl" / "kernels"
+
+
+def _cython_version() -> str:
+    try:
+        import Cython
+    except ImportError:  # pragma: no cover - Cython is a dependency
+        raise KernelBuildError("Cython is not installed (pip install cython)") from None
+    return Cython.__version__
+
+
+def cache_key(gen: Generated) -> str:
+    """The cache key of a generated kernel (see module docstring)."""
+    h = hashlib.sha256()
+    for part in (gen.source, __version__, GENERATOR_VERSION, _cython_version(), sys.version, platform.machine(),
+                 sysconfig.get_config_var("EXT_SUFFIX") or "", " ".join(COMPILE_FLAGS), os.environ.get("CC", "")):
+        h.update(part.encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+def _compiler() -> Optional[str]:
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    words = shlex.split(cc)
+    return shutil.which(words[0]) if words else None
+
+
+@dataclass(frozen=True)
+class Built:
+    """A kernel on disk: its directory, module name and extension file."""
+
+    directory: Path
+    module_name: str
+    extension: Path
+    pyx: Path
+    cached: bool
+
+
+def build(gen: Generated, cache_dir: Optional[Path] = None, *, force: bool = False) -> Built:
+    """Build ``gen`` into the cache (or find it there).
+
+    Raises:
+        NoCompilerError: no C compiler.
+        KernelBuildError: Cython or the compiler failed; the message names the generated file.
+    """
+    root = Path(cache_dir) if cache_dir is not None else kernel_cache_dir()
+    key = cache_key(gen)
+    name = f"tsdsl_kernel_{key}"
+    final = root / key
+    found = _find(final, name)
+    if found is not None and not force:
+        return found
+    if _compiler() is None:
+        raise NoCompilerError("no C compiler found (set CC, or install gcc/clang) to build kernels")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".build-{key[:8]}-", dir=root))
+    except OSError as exc:
+        raise KernelBuildError(f"cannot write the kernel cache {root}: {exc.strerror or exc}") from None
+    try:
+        pyx = tmp / f"{name}.pyx"
+        pyx.write_text(gen.source, encoding="utf-8")
+        proc = subprocess.run([sys.executable, "-c", _DRIVER, name, str(pyx), str(tmp), *COMPILE_FLAGS],
+                              cwd=tmp, capture_output=True, text=True)
+        if proc.returncode != 0:
+            kept = root / f"failed-{key}"
+            shutil.rmtree(kept, ignore_errors=True)
+            os.replace(tmp, kept)
+            message = _compiler_message(proc.stdout + proc.stderr)
+            raise KernelBuildError(f"building the kernel {kept / pyx.name} failed:\n{message}")
+        shutil.rmtree(tmp / "build-temp", ignore_errors=True)
+        (tmp / "kernel.json").write_text(json.dumps({
+            "module": name, "tsdsl": __version__, "generator": GENERATOR_VERSION, "cython": _cython_version(),
+            "python": sys.version.split()[0], "flags": list(COMPILE_FLAGS), "digest": gen.digest,
+        }, indent=2), encoding="utf-8")
+        if force and final.exists():
+            shutil.rmtree(final, ignore_errors=True)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if _find(final, name) is None:  # not a lost race: a real failure
+                raise
+        built = _find(final, name)
+        if built is None:
+            raise KernelBuildError(f"the kernel build left no extension in {final}")
+        return Built(built.directory, name, built.extension, built.pyx, cached=False)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _find(final: Path, name: str) -> Optional[Built]:
+    if not (final / "kernel.json").is_file():
+        return None
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    ext = final / f"{name}{suffix}"
+    if not ext.is_file():
+        return None
+    return Built(final, name, ext, final / f"{name}.pyx", cached=True)
+
+
+def _compiler_message(text: str) -> str:
+    """The informative lines of a Cython/compiler log: located messages first (at most 30)."""
+    lines = [l for l in text.splitlines() if l.strip()]
+    located = [l for l in lines if re.search(r"\.(pyx|c):\d+:\d+: ", l)]
+    chosen = located or lines[-30:]
+    return "\n".join(chosen[:30]) or "(no output)"
+
+
+def load_module(built: Built):
+    """Import a built kernel (once per process)."""
+    mod = _LOADED.get(built.module_name)
+    if mod is not None:
+        return mod
+    loader = importlib.machinery.ExtensionFileLoader(built.module_name, str(built.extension))
+    spec = importlib.util.spec_from_file_location(built.module_name, str(built.extension), loader=loader)
+    if spec is None:
+        raise KernelBuildError(f"cannot load the kernel {built.extension}")
+    mod = importlib.util.module_from_spec(spec)
+    try:
+        loader.exec_module(mod)
+    except ImportError as exc:
+        raise KernelBuildError(f"cannot load the kernel {built.extension}: {exc}") from None
+    _LOADED[built.module_name] = mod
+    return mod
+
+
+def compile_system(spec: Union[str, Path, ir.System], *, overrides: Optional[dict] = None,
+                   cache_dir: Optional[Path] = None, max_tokens: Optional[int] = None,
+                   fallback: bool = True, force: bool = False):
+    """The compiled form of a spec (a path or a loaded system), built or taken from the cache.
+
+    Returns a :class:`~tsdsl.kernels.compiled.CompiledSystem`; where no C compiler
+    exists and ``fallback`` is true, warns and returns an
+    :class:`~tsdsl.interp.Interpreter` instead (the same configuration API, no
+    batch operations).
+    """
+    from ..check import load_system
+    from .compiled import CompiledSystem
+
+    system = spec if isinstance(spec, ir.System) else load_system(spec, overrides)
+    gen = generate(system, max_tokens=max_tokens)
+    try:
+        built = build(gen, cache_dir, force=force)
+    except NoCompilerError as exc:
+        if not fallback:
+            raise
+        from ..interp import Interpreter
+
+        warnings.warn(f"{exc}; using the interpreter for {system.name}", RuntimeWarning, stacklevel=2)
+        return Interpreter(system)
+    return CompiledSystem(system, gen, load_module(built), built)

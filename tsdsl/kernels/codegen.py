@@ -1,0 +1,1115 @@
+"""Generate a Cython kernel (`.pyx` text) from a system's IR.
+
+The generated module holds a C state struct (fixed arrays for lists, heads,
+labels, flags, in the style of spaCy's ``_state.pxd``), and per action
+``valid``/``apply`` functions and, where the spec declares a fast oracle, its
+loss and per-action ``cost`` — all ``noexcept nogil``.  Nothing from the spec's
+text reaches the code except numbers, generated identifiers and comments that
+are escaped to inert ASCII (:func:`comment`).  Output is deterministic.
+
+Costs come in two tiers.  When the oracle's reachability rule only looks at the
+two ends of an arc (which lists hold them, whether they have heads, token
+flags, is_root, their order) the kernel keeps a small "class" per token and an
+action's cost is computed incrementally from the tokens it touches and their
+gold neighbours (O(degree)).  Otherwise the cost is the loss after applying
+the action to a scratch copy minus the loss before (O(n) per action), exactly
+as :class:`tsdsl.oracle.FastOracle` defines it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass
+from importlib import resources
+from typing import Optional
+
+from .. import __version__, ir
+from ..errors import KernelBuildError
+from ..verify.loss import is_monotonic
+
+GENERATOR_VERSION = "1"
+
+DEFAULT_MAX_TOKENS = 64  # capacity-inf systems: actions instantiated up to this many tokens
+
+
+def comment(text: str) -> str:
+    """Spec text made inert for a ``#`` comment: one line of printable ASCII.
+
+    Non-ASCII and control characters become ``\\xNN``/``\\uNNNN`` escapes (so no
+    newline, carriage return or Unicode line separator can end the comment), and
+    ``*/`` and ``??`` are broken up because Cython copies source lines into C comments.
+    """
+    out = ascii(text)[1:-1] if text else ""
+    return out.replace("*/", "* /").replace("/*", "/ *").replace("??", "?\\?")
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A generated kernel: its source, a digest of it, and what the wrapper needs to know."""
+
+    source: str
+    digest: str
+    action_names: tuple[str, ...]
+    labeled: tuple[bool, ...]
+    losses: tuple[tuple[str, str], ...]  # (oracle name, loss name) per loss index
+    incremental: tuple[bool, ...]  # per loss index: cost computed incrementally
+    max_tokens: Optional[int]  # capacity-inf systems: longest sentence + root the kernel handles
+
+
+class _Env:
+    """C names of a case's bound variables."""
+
+    def __init__(self):
+        self.names: dict[str, str] = {}
+
+    def name(self, var: str) -> str:
+        if var not in self.names:
+            self.names[var] = f"v{len(self.names)}"
+        return self.names[var]
+
+
+# ---- expressions ---------------------------------------------------------------------
+
+
+class _Expr:
+    """Predicates and terms as C expressions over ``s`` (a ``St*``) and bound names."""
+
+    def __init__(self, gen: "KernelGen", names: dict[str, str]):
+        self.g = gen
+        self.names = names
+
+    def var(self, v: str) -> str:
+        try:
+            return self.names[v]
+        except KeyError:
+            raise KernelBuildError(f"internal: unbound variable in generated code") from None
+
+    def pred(self, p: ir.Pred) -> str:
+        g = self.g
+        if isinstance(p, ir.Const):
+            return "1" if p.value else "0"
+        if isinstance(p, ir.HasHead):
+            return f"st_has_head(s, {self.var(p.var)})"
+        if isinstance(p, ir.IsRoot):
+            return f"({self.var(p.var)} == s.root)"
+        if isinstance(p, ir.TokenFlag):
+            return f"(s.tflag[{g.tflag_index[p.flag]} * s.ntok + {self.var(p.var)}] != 0)"
+        if isinstance(p, ir.GlobalFlag):
+            return f"(s.gflag[{g.gflag_index[p.flag]}] != 0)"
+        if isinstance(p, ir.Path):
+            return f"st_path(s, {self.var(p.ancestor)}, {self.var(p.descendant)})"
+        if isinstance(p, ir.ArcExists):
+            return f"st_arc(s, {self.var(p.head)}, {self.var(p.dep)})"
+        if isinstance(p, ir.Length):
+            k = g.list_index[p.list]
+            return f"(s.hi[{k}] - s.lo[{k}] {p.op} {int(p.value)})"
+        if isinstance(p, ir.Cmp):
+            return f"({self.term(p.left)} {p.op} {self.term(p.right)})"
+        if isinstance(p, ir.InList):
+            return f"st_in(s, {self.term(p.term)}, {g.list_index[p.list]})"
+        if isinstance(p, ir.Connected):
+            return f"st_connected(s, {self.var(p.a)}, {self.var(p.b)})"
+        if isinstance(p, ir.Not):
+            return f"(not {self.pred(p.item)})"
+        if isinstance(p, ir.All):
+            return "(" + " and ".join(self.pred(i) for i in p.items) + ")"
+        if isinstance(p, ir.Any_):
+            return "(" + " or ".join(self.pred(i) for i in p.items) + ")"
+        raise KernelBuildError(f"internal: no code for predicate {type(p).__name__}")
+
+    def term(self, t: ir.Term) -> str:
+        g = self.g
+        if isinstance(t, ir.TVar):
+            return self.var(t.var)
+        if isinstance(t, ir.TInt):
+            return f"({int(t.value)})"
+        if isinstance(t, ir.TFirst):
+            return f"st_first(s, {g.list_index[t.list]})"
+        if isinstance(t, ir.TLast):
+            return f"st_last(s, {g.list_index[t.list]})"
+        if isinstance(t, ir.TLen):
+            k = g.list_index[t.list]
+            return f"(s.hi[{k}] - s.lo[{k}])"
+        if isinstance(t, ir.TPos):
+            return f"st_pos(s, {self.term(t.term)})"
+        if isinstance(t, ir.TGold):
+            return f"st_gold(s, {self.term(t.term)})"
+        if isinstance(t, ir.TFunc):
+            a, b = self.term(t.left), self.term(t.right)
+            if t.op == "max":
+                return f"imax({a}, {b})"
+            if t.op == "min":
+                return f"imin({a}, {b})"
+            if t.op in ("+", "-"):
+                return f"({a} {t.op} {b})"
+        raise KernelBuildError(f"internal: no code for term {type(t).__name__}")
+
+
+# ---- incremental ("local") oracles ---------------------------------------------------
+
+_LOCAL_ATOMS = (ir.InList, ir.HasHead, ir.IsRoot, ir.TokenFlag, ir.Cmp, ir.Const, ir.Not, ir.All, ir.Any_)
+
+
+@dataclass(frozen=True)
+class _Classes:
+    """Token classes of an incremental oracle: (where, head status, flag bits, is-root)."""
+
+    n_lists: int
+    flags: tuple[str, ...]
+    uses_root: bool
+    uses_order: bool
+
+    @property
+    def n_flag_bits(self) -> int:
+        return len(self.flags) + (1 if self.uses_root else 0)
+
+    @property
+    def count(self) -> int:
+        return (self.n_lists + 1) * 3 * (1 << self.n_flag_bits)
+
+    @property
+    def n_dir(self) -> int:
+        return 2 if self.uses_order else 1
+
+    def decode(self, c: int) -> tuple[int, int, tuple[bool, ...], bool]:
+        bits = c & ((1 << self.n_flag_bits) - 1)
+        rest = c >> self.n_flag_bits
+        where, hs = rest // 3 - 1, rest % 3
+        flags = tuple(bool(bits >> (self.n_flag_bits - 1 - k) & 1) for k in range(len(self.flags)))
+        is_root = bool(bits & 1) if self.uses_root else False
+        return where, hs, flags, is_root
+
+
+def _local_features(p: ir.Pred, hv: str, dv: str, acc: dict) -> bool:
+    """Whether ``p`` only looks at the two ends of the arc; collects the features it uses."""
+    if isinstance(p, ir.Const):
+        return True
+    if isinstance(p, (ir.Not,)):
+        return _local_features(p.item, hv, dv, acc)
+    if isinstance(p, (ir.All, ir.Any_)):
+        return all(_local_features(i, hv, dv, acc) for i in p.items)
+    if isinstance(p, ir.InList):
+        return isinstance(p.term, ir.TVar) and p.term.var in (hv, dv)
+    if isinstance(p, ir.HasHead):
+        return p.var in (hv, dv)
+    if isinstance(p, ir.IsRoot):
+        acc["root"] = True
+        return p.var in (hv, dv)
+    if isinstance(p, ir.TokenFlag):
+        acc.setdefault("flags", set()).add(p.flag)
+        return p.var in (hv, dv)
+    if isinstance(p, ir.Cmp):
+        ok = (isinstance(p.left, ir.TVar) and isinstance(p.right, ir.TVar)
+              and {p.left.var, p.right.var} == {hv, dv} and p.op in ("<", ">", "<=", ">=", "!=", "=="))
+        acc["order"] = True
+        return ok
+    return False
+
+
+def _eval_local(p: ir.Pred, feats: dict[str, dict]) -> bool:
+    """Evaluate a local predicate on abstract features {var: {where, hs, flags, root, rank}}."""
+    if isinstance(p, ir.Const):
+        return p.value
+    if isinstance(p, ir.Not):
+        return not _eval_local(p.item, feats)
+    if isinstance(p, ir.All):
+        return all(_eval_local(i, feats) for i in p.items)
+    if isinstance(p, ir.Any_):
+        return any(_eval_local(i, feats) for i in p.items)
+    if isinstance(p, ir.InList):
+        return feats[p.term.var]["where"] == feats["$lists"][p.list]
+    if isinstance(p, ir.HasHead):
+        return feats[p.var]["hs"] != 0
+    if isinstance(p, ir.IsRoot):
+        return feats[p.var]["root"]
+    if isinstance(p, ir.TokenFlag):
+        return feats[p.var]["flags"][p.flag]
+    if isinstance(p, ir.Cmp):
+        a, b = feats[p.left.var]["rank"], feats[p.right.var]["rank"]
+        return {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "!=": a != b, "==": a == b}[p.op]
+    raise TypeError(p)
+
+
+# ---- the generator -------------------------------------------------------------------
+
+
+class KernelGen:
+    """Generates the kernel source of one system (see module docstring)."""
+
+    def __init__(self, system: ir.System, *, max_tokens: Optional[int] = None):
+        self.sys = system
+        if system.unbounded:
+            self.max_tokens = max_tokens or DEFAULT_MAX_TOKENS
+            self.actions = system.actions_for(self.max_tokens)
+        else:
+            self.max_tokens = None
+            self.actions = system.actions
+        self.list_index = {d.name: k for k, d in enumerate(system.lists)}
+        self.tflag_index = {name: k for k, (name, _) in enumerate(system.token_flags)}
+        self.gflag_index = {name: k for k, (name, _) in enumerate(system.global_flags)}
+        self.monotonic = is_monotonic(system, 8)
+        self.losses = [(o, l) for o in system.oracles if o.reach is not None for l in o.losses]
+        self.uses_cycles = any(t != "unreachable" for _, l in self.losses for t in l.terms)
+        if system.multihead and self.uses_cycles:
+            raise KernelBuildError(f"{system.name}: cycle terms of a loss are not supported with multihead")
+        self.classes = self._incremental_classes()
+        self.out: list[str] = []
+
+    # ---- small helpers -------------------------------------------------------------
+    def emit(self, line: str = "", indent: int = 0) -> None:
+        self.out.append("    " * indent + line if line else "")
+
+    def origin_comment(self, span, indent: int) -> None:
+        """Quote the spec lines an action or case comes from (escaped, see :func:`comment`)."""
+        if span is None:
+            return
+        file = span.file
+        self.emit(f"# {comment(file)}:{int(span.line)}", indent)
+        text = self._source_line(file, span.line)
+        if text is not None:
+            self.emit(f"#   {comment(text.strip())}", indent)
+
+    def _source_line(self, file: str, line: int) -> Optional[str]:
+        texts = getattr(self, "_texts", None)
+        if texts is None:
+            texts = self._texts = {}
+        if file not in texts:
+            try:
+                with open(file, encoding="utf-8") as fh:
+                    texts[file] = fh.read().split("\n")  # line numbers count \n only, as the parser does
+            except OSError:
+                texts[file] = None
+        lines = texts[file]
+        if lines is None or not 1 <= line <= len(lines):
+            return None
+        return lines[line - 1]
+
+    # ---- incremental oracle analysis -------------------------------------------------
+    def _incremental_classes(self) -> Optional[_Classes]:
+        """Classes for the first oracle when its rule is local and every case keeps rests in place."""
+        if not self.losses or self.sys.multihead:
+            return None
+        oracle = self.losses[0][0]
+        positive, hv, dv, pred = oracle.reach
+        acc: dict = {}
+        if not _local_features(pred, hv, dv, acc):
+            return None
+        flags = tuple(sorted(acc.get("flags", ())))
+        for a in self.actions:
+            for case in a.cases:
+                if not self._rests_stay(case):
+                    return None
+                for st in case.sets:
+                    if st.var is not None and st.flag in flags and not isinstance(st.value, ir.Const):
+                        return None
+        return _Classes(len(self.sys.lists), flags, bool(acc.get("root")), bool(acc.get("order")))
+
+    @staticmethod
+    def _rests_stay(case: ir.Case) -> bool:
+        lists = [m.list for m in case.match]
+        for k, items in enumerate(case.result):
+            for it in items:
+                if isinstance(it, ir.Rest) and it.list != lists[k]:
+                    return False
+                if isinstance(it, ir.Block):
+                    src = next(m.list for m in case.match if it in m.items)
+                    if src != lists[k]:
+                        return False
+        for k, m in enumerate(case.match):
+            for it in m.items:
+                if isinstance(it, (ir.Rest, ir.Block)) and it not in case.result[k]:
+                    return False
+        return True
+
+    def _u_table(self, positive: bool, pred: ir.Pred, hv: str, dv: str) -> list[int]:
+        """U[(ch * NC + cd) * ND + dir]: 1 when a missing gold arc ch -> cd is lost."""
+        cl = self.classes
+        lists = self.list_index
+        table = []
+        for ch in range(cl.count):
+            for cd in range(cl.count):
+                for dr in range(cl.n_dir):
+                    hw, hhs, hfl, hroot = cl.decode(ch)
+                    dw, dhs, dfl, droot = cl.decode(cd)
+                    if dhs == 1:  # the gold arc is present
+                        table.append(0)
+                        continue
+                    rank_h, rank_d = (0, 1) if dr == 1 else (1, 0)
+                    feats = {
+                        hv: {"where": hw, "hs": hhs, "flags": dict(zip(cl.flags, hfl)), "root": hroot,
+                             "rank": rank_h},
+                        dv: {"where": dw, "hs": dhs, "flags": dict(zip(cl.flags, dfl)), "root": droot,
+                             "rank": rank_d},
+                        "$lists": lists,
+                    }
+                    ok = _eval_local(pred, feats)
+                    table.append(int(ok != positive))
+        return table
+
+    def _root_table(self, bound: str) -> list[int]:
+        """UR[c]: the gold root word (root none) counts as lost (see FastOracle.unreachable)."""
+        cl = self.classes
+        out = []
+        for c in range(cl.count):
+            where, hs, _, _ = cl.decode(c)
+            out.append(int(hs != 0 and (self.monotonic or bound == "upper" or where == -1)))
+        return out
+
+    # ---- generation -------------------------------------------------------------------
+    def generate(self) -> Generated:
+        s = self.sys
+        self.out = []
+        self.emit("# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True")
+        self.emit("# cython: initializedcheck=False, nonecheck=False")
+        self.emit(f"# tsdsl kernel for system {comment(s.name)} ({comment(s.source_file)})")
+        self.emit(f"# spec hash {s.source_hash[:64] if _is_hex(s.source_hash) else 'unknown'}; "
+                  f"tsdsl {comment(__version__)}, generator {GENERATOR_VERSION}")
+        if self.max_tokens is not None:
+            self.emit(f"# capacity inf: actions instantiated for up to {int(self.max_tokens)} tokens")
+        self.emit("# Generated code: do not edit.  `tsdsl compile --emit-pyx SPEC` writes it out.")
+        self.emit()
+        nl = len(s.lists)
+        cl = self.classes
+        self.emit("cdef enum:")
+        for name, value in (
+            ("NLX", max(nl, 1)), ("NGFX", max(len(s.global_flags), 1)), ("NTFX", max(len(s.token_flags), 1)),
+            ("MULTI", int(s.multihead)), ("WORK_PER_TOKEN", 7), ("N_ACTIONS", len(self.actions)),
+            ("N_LOSSES", len(self.losses)), ("INCREMENTAL", int(cl is not None)),
+            ("NCLS", cl.count if cl else 1), ("NDIR", cl.n_dir if cl else 1),
+            ("NCNT", cl.count * cl.n_dir if cl else 0),
+            ("NEEDS_SCRATCH_STATE", int(not self._all_incremental_losses())),
+            ("ATTACH_HEADLESS", int(s.attach_headless_to_root)), ("HAS_ROOT", int(s.root != "none")),
+            ("MAX_TOKENS", self.max_tokens or 0), ("ILLEGAL", -1_000_000_000),
+            ("ROOT_KIND", {"left": 0, "right": 1, "none": 2}[s.root]),
+        ):
+            self.emit(f"{name} = {int(value)}", 1)
+        self.emit()
+        self.out.append(resources.files("tsdsl.kernels").joinpath("_runtime.pyx.in").read_text("utf-8"))
+        self.emit()
+        self._initial()
+        self._terminal()
+        self._actions()
+        self._oracles()
+        self.out.append(resources.files("tsdsl.kernels").joinpath("_api.pyx.in").read_text("utf-8"))
+        source = "\n".join(self.out).rstrip() + "\n"
+        digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+        return Generated(
+            source=source, digest=digest,
+            action_names=tuple(a.name for a in self.actions),
+            labeled=tuple(a.labeled for a in self.actions),
+            losses=tuple((o.name, l.name) for o, l in self.losses),
+            incremental=tuple(self._is_incremental(k) for k in range(len(self.losses))),
+            max_tokens=self.max_tokens,
+        )
+
+    def _initial(self) -> None:
+        s = self.sys
+        self.emit("cdef int st_init(St* s, int n) noexcept nogil:")
+        self.emit('"""The initial configuration for n words (-1: out of memory; -2: too long)."""', 1)
+        if self.max_tokens is not None:
+            self.emit(f"if n + {1 if s.root != 'none' else 0} > MAX_TOKENS:", 1)
+            self.emit("return -2", 2)
+        self.emit("if st_alloc(s, n) < 0:", 1)
+        self.emit("return -1", 2)
+        self.emit("st_start(s, n)", 1)
+        self.emit("return 0", 1)
+        self.emit()
+        self.emit("cdef void st_start(St* s, int n) noexcept nogil:")
+        self.emit('"""Fill the placed state s with the initial configuration for n words."""', 1)
+        self.emit("cdef int t, m, k", 1)
+        root = {"left": "0", "right": "n + 1", "none": "-1"}[s.root]
+        self.emit(f"s.root = {root}", 1)
+        self.emit("for t in range(s.ntok):", 1)
+        self.emit("s.head[t] = -1", 2)
+        self.emit("s.lab[t] = -1", 2)
+        self.emit("s.where[t] = -1", 2)
+        for k, (name, default) in enumerate(s.token_flags):
+            self.emit(f"memset(s.tflag + {k} * s.ntok, {int(bool(default))}, s.ntok)", 1)
+        for k, (name, default) in enumerate(s.global_flags):
+            self.emit(f"s.gflag[{k}] = {int(bool(default))}", 1)
+        for k in range(len(s.lists)):
+            self.emit(f"st_clear(s, {k})", 1)
+
+        def fill(items) -> None:
+            for it in items:
+                if it == "words":
+                    self.emit("for t in range(1, n + 1):", 1)
+                    self.emit("s.scratch[m] = t", 2)
+                    self.emit("m += 1", 2)
+                elif it == "root" and s.root != "none":
+                    self.emit("s.scratch[m] = s.root", 1)
+                    self.emit("m += 1", 1)
+
+        if s.initial.split is None:
+            for k, items in enumerate(s.initial.lists):
+                self.emit("m = 0", 1)
+                fill(items)
+                self.emit(f"st_place(s, {k}, s.scratch, m)", 1)
+        else:
+            self.emit("m = 0", 1)
+            for items in s.initial.lists:
+                fill(items)
+            split = int(s.initial.split)
+            self.emit(f"k = {split} if m > {split} else m", 1)
+            self.emit("st_place(s, 0, s.scratch, k)", 1)
+            self.emit("st_place(s, 1, s.scratch + k, m - k)", 1)
+        self.emit("pass", 1)
+        self.emit()
+
+    # ---- matching --------------------------------------------------------------------
+    def _bind(self, match: tuple[ir.ListMatch, ...], names: dict[str, str], indent: int,
+              check_lengths: bool = True, fail: str = "return 0") -> None:
+        """Length checks (returning ``fail``), then bound tokens and block starts."""
+        for m in match:
+            k = self.list_index[m.list]
+            op = ">=" if m.has_rest else "=="
+            if check_lengths and (m.min_len > 0 or not m.has_rest):
+                self.emit(f"if not (s.hi[{k}] - s.lo[{k}] {op} {m.min_len}):", indent)
+                self.emit(fail, indent + 1)
+        for m in match:
+            k = self.list_index[m.list]
+            for var, (side, off, width) in m.positions().items():
+                item = next(i for i in m.items if not isinstance(i, ir.Rest) and i.var == var)
+                if isinstance(item, ir.Tok):
+                    slot = f"s.lo[{k}] + {off}" if side == "L" else f"s.hi[{k}] - {1 + off}"
+                    self.emit(f"{names[var]} = s.buf[{k} * s.cap + {slot}]", indent)
+                else:
+                    start = f"s.lo[{k}] + {off}" if side == "L" else f"s.hi[{k}] - {off + 1}"
+                    self.emit(f"{names['#' + var]} = {start}", indent)
+
+    def _case_names(self, case: ir.Case) -> dict[str, str]:
+        names: dict[str, str] = {}
+        for m in case.match:
+            for it in m.items:
+                if isinstance(it, ir.Tok):
+                    names[it.var] = f"v{len(names)}"
+                elif isinstance(it, ir.Block):
+                    names["#" + it.var] = f"b{len(names)}"
+        return names
+
+    def _declare(self, names: dict[str, str], indent: int, extra: str = "") -> None:
+        decl = ", ".join(sorted(names.values(), key=lambda x: (x[0], int(x[1:]))))
+        parts = [p for p in (decl, extra) if p]
+        if parts:
+            self.emit(f"cdef int {', '.join(parts)}", indent)
+
+    def _terminal(self) -> None:
+        t = self.sys.terminal
+        names = {}
+        for m in t.match:
+            for it in m.items:
+                if isinstance(it, ir.Tok):
+                    names[it.var] = f"v{len(names)}"
+                elif isinstance(it, ir.Block):
+                    names["#" + it.var] = f"b{len(names)}"
+        self.emit("cdef inline bint st_terminal(St* s) noexcept nogil:")
+        self.origin_comment(t.origin, 1)
+        self._declare(names, 1)
+        self.emit("if s.n == 0:", 1)
+        self.emit("return 1", 2)
+        self._bind(t.match, names, 1)
+        self.emit(f"return {_Expr(self, names).pred(t.guard)}", 1)
+        self.emit()
+
+    # ---- actions ------------------------------------------------------------------------
+    def _actions(self) -> None:
+        for a_ix, action in enumerate(self.actions):
+            self.emit(f"# ---- action {a_ix}: {comment(action.name)} ----")
+            self.origin_comment(action.origin, 0)
+            for c_ix, case in enumerate(action.cases):
+                self._case_valid(a_ix, c_ix, case)
+                self._case_apply(a_ix, c_ix, case)
+        # dispatch
+        self.emit("cdef bint valid_nt(St* s, int a) noexcept nogil:")
+        self.emit('"""Whether action a applies (s not terminal)."""', 1)
+        for a_ix, action in enumerate(self.actions):
+            tests = " or ".join(f"valid_{a_ix}_{c}(s)" for c in range(len(action.cases)))
+            self.emit(f"{'if' if a_ix == 0 else 'elif'} a == {a_ix}:", 1)
+            self.emit(f"return {tests}", 2)
+        self.emit("return 0", 1)
+        self.emit()
+        self.emit("cdef int apply_nt(St* s, int a, int label) noexcept nogil:")
+        self.emit('"""Apply action a (s not terminal); -1 when it does not apply."""', 1)
+        for a_ix, action in enumerate(self.actions):
+            self.emit(f"{'if' if a_ix == 0 else 'elif'} a == {a_ix}:", 1)
+            for c in range(len(action.cases)):
+                self.emit(f"if valid_{a_ix}_{c}(s):", 2)
+                self.emit(f"apply_{a_ix}_{c}(s, label)", 3)
+                self.emit("return 0", 3)
+        self.emit("return -1", 1)
+        self.emit()
+        self.emit("cdef void apply_legal(St* s, int a, int label) noexcept nogil:")
+        self.emit('"""Apply action a, known to be legal (single-case actions skip the checks)."""', 1)
+        for a_ix, action in enumerate(self.actions):
+            self.emit(f"{'if' if a_ix == 0 else 'elif'} a == {a_ix}:", 1)
+            if len(action.cases) == 1:
+                self.emit(f"apply_{a_ix}_0(s, label)", 2)
+                continue
+            for c in range(len(action.cases)):
+                self.emit(f"{'if' if c == 0 else 'elif'} valid_{a_ix}_{c}(s):", 2)
+                self.emit(f"apply_{a_ix}_{c}(s, label)", 3)
+        self.emit()
+        self.emit("cdef int arc_of(St* s, int a, int* h, int* d) noexcept nogil:")
+        self.emit('"""The labeled arc action a would build (1), or 0 (s not terminal)."""', 1)
+        self.emit("cdef int " + ", ".join(f"v{k}" for k in range(self._max_vars())) + ", "
+                  + ", ".join(f"b{k}" for k in range(self._max_vars())), 1)
+        for a_ix, action in enumerate(self.actions):
+            if not action.labeled:
+                continue
+            self.emit(f"if a == {a_ix}:", 1)
+            for c_ix, case in enumerate(action.cases):
+                op = next((o for o in case.arcs if o.labeled), None)
+                if op is None:
+                    continue
+                names = self._case_names(case)
+                self.emit(f"if valid_{a_ix}_{c_ix}(s):", 2)
+                self._bind(case.match, names, 3, check_lengths=False)
+                self.emit(f"h[0] = {names[op.head]}", 3)
+                self.emit(f"d[0] = {names[op.dep]}", 3)
+                self.emit("return 1", 3)
+            self.emit("return 0", 2)
+        self.emit("return 0", 1)
+        self.emit()
+
+    def _max_vars(self) -> int:
+        most = 1
+        for a in self.actions:
+            for c in a.cases:
+                most = max(most, len(self._case_names(c)))
+        return most
+
+    def _case_valid(self, a_ix: int, c_ix: int, case: ir.Case) -> None:
+        names = self._case_names(case)
+        self.emit(f"cdef inline bint valid_{a_ix}_{c_ix}(St* s) noexcept nogil:")
+        self.origin_comment(case.origin, 1)
+        self._declare(names, 1)
+        self._bind(case.match, names, 1)
+        self.emit(f"return {_Expr(self, names).pred(case.full_guard)}", 1)
+        self.emit()
+
+    def _case_apply(self, a_ix: int, c_ix: int, case: ir.Case) -> None:
+        names = self._case_names(case)
+        s = self.sys
+        self.emit(f"cdef void apply_{a_ix}_{c_ix}(St* s, int label) noexcept nogil:")
+        self._declare(names, 1, "i, sp, m")
+        self._bind(case.match, names, 1, check_lengths=False)
+        expr = _Expr(self, names)
+        # arcs first, as the interpreter does
+        for op in case.arcs:
+            h, d = names[op.head], names[op.dep]
+            lab = "label" if op.labeled else "-1"
+            if s.multihead:
+                self.emit(f"s.adj[{h} * s.ntok + {d}] = 1", 1)
+                self.emit(f"s.adjlab[{h} * s.ntok + {d}] = {lab}", 1)
+                self.emit(f"if s.head[{d}] < 0:", 1)
+                self.emit(f"s.head[{d}] = {h}", 2)
+                self.emit(f"s.lab[{d}] = {lab}", 2)
+                continue
+            if op.break_cycle:
+                self.emit(f"if st_path(s, {d}, {h}):", 1)
+                self.emit(f"s.head[{h}] = -1", 2)
+                self.emit(f"s.lab[{h}] = -1", 2)
+            self.emit(f"s.head[{d}] = {h}", 1)
+            self.emit(f"s.lab[{d}] = {lab}", 1)
+        self._rebuild(case, names)
+        for st in case.sets:
+            value = expr.pred(st.value)
+            if st.var is None:
+                self.emit(f"s.gflag[{self.gflag_index[st.flag]}] = {value}", 1)
+            else:
+                self.emit(f"s.tflag[{self.tflag_index[st.flag]} * s.ntok + {names[st.var]}] = {value}", 1)
+        if self.classes is not None:
+            touched = self._touched(case, names)
+            if touched:
+                self.emit("if s.gold != NULL:", 1)
+                for v in touched:
+                    self.emit(f"st_reclass(s, {v})", 2)
+        self.emit("pass", 1)
+        self.emit()
+
+    def _rebuild(self, case: ir.Case, names: dict[str, str]) -> None:
+        """Lists after the case: pieces saved to scratch, ends trimmed, results pushed.
+
+        Items next to a kept rest that stay where they are (``σ|s`` in ``σ|s|b``) are
+        left in place.
+        """
+        lists = [m.list for m in case.match]
+        if lists != [d.name for d in self.sys.lists]:
+            raise KernelBuildError(f"internal: a case must match every list in order ({lists})")
+        used: dict[ir.Item, int] = {}
+        for items in case.result:
+            for it in items:
+                used[it] = used.get(it, 0) + 1
+        if any(v > 1 for v in used.values()):
+            raise KernelBuildError("a case's result uses one piece twice; the kernel cannot duplicate tokens")
+        # per list: (rest index in match, rest index in result, kept left, kept right) or None
+        plan: dict[int, Optional[tuple[int, int, int, int]]] = {}
+        for k, m in enumerate(case.match):
+            r = next((j for j, i in enumerate(m.items) if isinstance(i, ir.Rest)), None)
+            res = case.result[k]
+            r2 = next((j for j, i in enumerate(res) if r is not None and i == m.items[r]), None)
+            if r is None or r2 is None:
+                plan[k] = None
+                continue
+            left = 0
+            while left < r and left < r2 and m.items[r - 1 - left] == res[r2 - 1 - left]:
+                left += 1
+            right = 0
+            while r + 1 + right < len(m.items) and r2 + 1 + right < len(res) \
+                    and m.items[r + 1 + right] == res[r2 + 1 + right]:
+                right += 1
+            plan[k] = (r, r2, left, right)
+
+        def stays(k: int, it: ir.Item) -> bool:
+            p = plan[k]
+            if p is None:
+                return False
+            r, _, left, right = p
+            items = case.match[k].items
+            return it in items[r - left:r] or it in items[r + 1:r + 1 + right]
+
+        # 1. save moving blocks and rests of cleared lists to scratch
+        saved: dict[ir.Item, int] = {}
+        self.emit("sp = 0", 1)
+        for k, m in enumerate(case.match):
+            for it in m.items:
+                moving_block = isinstance(it, ir.Block) and it in used and not stays(k, it)
+                foreign_rest = isinstance(it, ir.Rest) and plan[k] is None and it in used
+                if not (moving_block or foreign_rest):
+                    continue
+                j = len(saved)
+                if isinstance(it, ir.Block):
+                    src, width = names["#" + it.var], str(int(it.length))
+                else:
+                    rest_lo, rest_hi = self._rest_bounds(k, m)
+                    src, width = rest_lo, f"({rest_hi} - {rest_lo})"
+                self.emit(f"m = {width}", 1)
+                self.emit("for i in range(m):", 1)
+                self.emit(f"s.scratch[sp + i] = s.buf[{k} * s.cap + {src} + i]", 2)
+                self.emit(f"cdef int sp{j}_at = sp, sp{j}_n = m", 1)
+                self.emit("sp += m", 1)
+                saved[it] = j
+        # 2. tokens that move lose their place
+        for k, m in enumerate(case.match):
+            for it in m.items:
+                if stays(k, it):
+                    continue
+                if isinstance(it, ir.Tok):
+                    self.emit(f"s.where[{names[it.var]}] = -1", 1)
+                elif isinstance(it, ir.Block):
+                    b = names["#" + it.var]
+                    self.emit(f"for i in range({b}, {b} + {int(it.length)}):", 1)
+                    self.emit(f"s.where[s.buf[{k} * s.cap + i]] = -1", 2)
+                elif plan[k] is None:
+                    rest_lo, rest_hi = self._rest_bounds(k, m)
+                    self.emit(f"for i in range({rest_lo}, {rest_hi}):", 1)
+                    self.emit(f"s.where[s.buf[{k} * s.cap + i]] = -1", 2)
+        # 3. trim moving ends, clear lists that do not keep their rest
+        for k, m in enumerate(case.match):
+            if plan[k] is None:
+                self.emit(f"st_clear(s, {k})", 1)
+                continue
+            r, _, left_keep, right_keep = plan[k]
+            left = sum(ir.item_width(i) for i in m.items[:r - left_keep])
+            right = sum(ir.item_width(i) for i in m.items[r + 1 + right_keep:])
+            if left:
+                self.emit(f"s.lo[{k}] += {left}", 1)
+            if right:
+                self.emit(f"s.hi[{k}] -= {right}", 1)
+
+        # 4. push the results around what stayed
+        def push(k: int, it: ir.Item, front: bool) -> None:
+            fn = "st_push_front" if front else "st_push_back"
+            if isinstance(it, ir.Tok):
+                self.emit(f"{fn}(s, {k}, {names[it.var]})", 1)
+                return
+            j = saved[it]
+            rng = f"range(sp{j}_n - 1, -1, -1)" if front else f"range(sp{j}_n)"
+            self.emit(f"for i in {rng}:", 1)
+            self.emit(f"{fn}(s, {k}, s.scratch[sp{j}_at + i])", 2)
+
+        for k, items in enumerate(case.result):
+            if plan[k] is None:
+                for it in items:
+                    push(k, it, False)
+                continue
+            _, r2, left_keep, right_keep = plan[k]
+            for it in reversed(items[:r2 - left_keep]):
+                push(k, it, True)
+            for it in items[r2 + 1 + right_keep:]:
+                push(k, it, False)
+
+    def _rest_bounds(self, k: int, m: ir.ListMatch) -> tuple[str, str]:
+        rest_at = next(j for j, i in enumerate(m.items) if isinstance(i, ir.Rest))
+        left = sum(ir.item_width(i) for i in m.items[:rest_at])
+        right = sum(ir.item_width(i) for i in m.items[rest_at + 1:])
+        return f"(s.lo[{k}] + {left})", f"(s.hi[{k}] - {right})"
+
+    def _touched(self, case: ir.Case, names: dict[str, str]) -> list[str]:
+        """C names of the bound tokens whose class can change in this case."""
+        out: list[str] = []
+
+        def add(var: str) -> None:
+            if names[var] not in out:
+                out.append(names[var])
+
+        lists = [m.list for m in case.match]
+        where_before = {it.var: k for k, m in enumerate(case.match) for it in m.items if isinstance(it, ir.Tok)}
+        where_after = {it.var: k for k, items in enumerate(case.result) for it in items if isinstance(it, ir.Tok)}
+        for var, k in where_before.items():
+            if where_after.get(var) != k:
+                add(var)
+        for op in case.arcs:
+            add(op.dep)
+            if op.break_cycle:
+                add(op.head)
+        for st in case.sets:
+            if st.var is not None and self.classes is not None and st.flag in self.classes.flags:
+                add(st.var)
+        del lists
+        return out
+
+    # ---- oracles -------------------------------------------------------------------
+    def _oracles(self) -> None:
+        s = self.sys
+        cl = self.classes
+        if cl is not None:
+            self._class_function()
+        else:
+            self.emit("cdef inline int cls_of(const St* s, int t) noexcept nogil:")
+            self.emit("return 0", 1)
+            self.emit()
+            self.emit("cdef inline void st_reclass(St* s, int t) noexcept nogil:")
+            self.emit("pass", 1)
+            self.emit()
+        labeled = [int(a.labeled) for a in self.actions]
+        self.emit(f"cdef unsigned char LABELED[{len(labeled)}]")
+        self._table_init("LABELED", labeled)
+        self.emit()
+        for ol, (oracle, loss) in enumerate(self.losses):
+            self._loss_function(ol, oracle, loss)
+        if cl is not None:
+            self._incremental_costs()
+        self._cost_functions()
+        self.emit("cdef int loss_of(St* s, int ol) noexcept nogil:")
+        for ol in range(len(self.losses)):
+            self.emit(f"if ol == {ol}:", 1)
+            self.emit(f"return loss_{ol}(s)", 2)
+        self.emit("return 0", 1)
+        self.emit()
+
+    def _all_incremental_losses(self) -> bool:
+        return all(self._is_incremental(k) for k in range(len(self.losses)))
+
+    def _is_incremental(self, ol: int) -> bool:
+        oracle, loss = self.losses[ol]
+        return self.classes is not None and oracle is self.losses[0][0] and loss.terms == ("unreachable",)
+
+    def _cost_functions(self) -> None:
+        """Per loss: every action's cost, unrolled (``all_costs_nt`` dispatches on the loss)."""
+        reach_oracles = [o for o in self.sys.oracles if o.reach is not None]
+        for o_ix, oracle in enumerate(reach_oracles):
+            by_action: dict[str, list[ir.Pred]] = {}
+            for name, pred in oracle.penalties:
+                by_action.setdefault(name, []).append(pred)
+            for a_ix, action in enumerate(self.actions):
+                preds = by_action.get(action.name)
+                if not preds:
+                    continue
+                for c_ix, case in enumerate(action.cases):
+                    names = self._case_names(case)
+                    self.emit(f"cdef inline bint pen_{o_ix}_{a_ix}_{c_ix}(St* s) noexcept nogil:")
+                    self.emit('"""A penalty rule marks the action as not optimal."""', 1)
+                    self._declare(names, 1)
+                    self._bind(case.match, names, 1, check_lengths=False)
+                    expr = _Expr(self, names)
+                    self.emit(f"return {' or '.join('(' + expr.pred(p) + ')' for p in preds)}", 1)
+                    self.emit()
+        for ol, (oracle, loss) in enumerate(self.losses):
+            o_ix = reach_oracles.index(oracle)
+            penalised = {name for name, _ in oracle.penalties}
+            inc = self._is_incremental(ol)
+            for a_ix, action in enumerate(self.actions):
+                self.emit(f"cdef inline int cost_{ol}_{a_ix}(St* s, St* tmp, int base) noexcept nogil:")
+                self.emit("cdef int c", 1)
+                for c_ix in range(len(action.cases)):
+                    self.emit(f"if valid_{a_ix}_{c_ix}(s):", 1)
+                    if inc:
+                        self.emit(f"c = delta_{a_ix}_{c_ix}(s)", 2)
+                    else:
+                        self.emit("st_copy_into(tmp, s)", 2)
+                        self.emit(f"apply_{a_ix}_{c_ix}(tmp, -1)", 2)
+                        self.emit(f"c = loss_{ol}(tmp) - base", 2)
+                    if action.name in penalised:
+                        self.emit(f"if c < 1 and pen_{o_ix}_{a_ix}_{c_ix}(s):", 2)
+                        self.emit("c = 1", 3)
+                    self.emit("return c", 2)
+                self.emit("return ILLEGAL", 1)
+                self.emit()
+            self.emit(f"cdef void all_costs_{ol}(St* s, St* tmp, int* out) noexcept nogil:")
+            self.emit(f"cdef int base = {'0' if inc else f'loss_{ol}(s)'}", 1)
+            for a_ix in range(len(self.actions)):
+                self.emit(f"out[{a_ix}] = cost_{ol}_{a_ix}(s, tmp, base)", 1)
+            self.emit()
+        self.emit("cdef void all_costs_nt(St* s, St* tmp, int ol, int* out) noexcept nogil:")
+        self.emit('"""Cost of every action under the attached gold tree (s not terminal; ILLEGAL: not legal)."""', 1)
+        for ol in range(len(self.losses)):
+            self.emit(f"if ol == {ol}:", 1)
+            self.emit(f"all_costs_{ol}(s, tmp, out)", 2)
+        self.emit("pass", 1)
+        self.emit()
+
+    def _class_function(self) -> None:
+        cl = self.classes
+        self.emit("cdef inline int cls_of(const St* s, int t) noexcept nogil:")
+        self.emit('"""The token class the incremental oracle reads: list, head status, flags."""', 1)
+        self.emit("cdef int h = s.head[t]", 1)
+        self.emit("cdef int c = (s.where[t] + 1) * 3 + (0 if h < 0 else (1 if h == s.gold[t] else 2))", 1)
+        for f in cl.flags:
+            self.emit(f"c = c * 2 + (s.tflag[{self.tflag_index[f]} * s.ntok + t] != 0)", 1)
+        if cl.uses_root:
+            self.emit("c = c * 2 + (t == s.root)", 1)
+        self.emit("return c", 1)
+        self.emit()
+        self.emit("cdef inline void st_reclass(St* s, int t) noexcept nogil:")
+        self.emit('"""Refresh the class of t and its place in its gold head\'s dependent counts."""', 1)
+        self.emit("cdef int old = s.cls[t], new = cls_of(s, t), g = s.gold[t]", 1)
+        self.emit("if old != new:", 1)
+        self.emit("s.cls[t] = new", 2)
+        self.emit("if g >= 0:", 2)
+        dr = " + (g < t) * NCLS" if cl.n_dir == 2 else ""
+        self.emit(f"s.cnt[g * NCNT{dr} + old] -= 1", 3)
+        self.emit(f"s.cnt[g * NCNT{dr} + new] += 1", 3)
+        self.emit()
+        oracle, loss = self.losses[0]
+        positive, hv, dv, pred = oracle.reach
+        utab = self._u_table(positive, pred, hv, dv)
+        self.emit(f"cdef signed char UTAB[{len(utab)}]")
+        self._table_init("UTAB", utab)
+        rtab = self._root_table(loss.bound)
+        self.emit(f"cdef signed char URTAB[{len(rtab)}]")
+        self._table_init("URTAB", rtab)
+        self.emit()
+
+    def _table_init(self, name: str, values: list[int]) -> None:
+        self.emit(f"{name}[:] = [")
+        for start in range(0, len(values), 32):
+            self.emit(", ".join(map(str, values[start:start + 32])) + ",", 1)
+        self.emit("]")
+
+    def _loss_function(self, ol: int, oracle: ir.Oracle, loss: ir.LossExpr) -> None:
+        s = self.sys
+        positive, hv, dv, pred = oracle.reach
+        names = {hv: "h", dv: "d"}
+        expr = _Expr(self, names)
+        need_cycles = any(t != "unreachable" for t in loss.terms)
+        self.emit(f"cdef int loss_{ol}(St* s) noexcept nogil:")
+        self.emit(f"# oracle {comment(oracle.name)}, loss {comment(loss.name)} "
+                  f"({'+'.join(loss.terms)}, bound {loss.bound})", 1)
+        self.origin_comment(oracle.origin, 1)
+        self.emit("cdef int d, h, g, lost = 0, ok, cyc = 0, prob = 0", 1)
+        self.emit("cdef unsigned char* mark = <unsigned char*>s.scratch", 1)
+        if need_cycles:
+            self.emit("memset(mark, 0, s.ntok)", 1)
+        self.emit("for d in range(1, s.n + 1):", 1)
+        self.emit("g = s.gold[d]", 2)
+        self.emit("if g < 0:", 2)
+        gone = "s.where[d] < 0"
+        cond = "1" if (self.monotonic or loss.bound == "upper") else gone
+        self.emit(f"if st_has_head(s, d) and ({cond}):", 3)
+        self.emit("lost += 1", 4)
+        self.emit("continue", 3)
+        self.emit("if st_arc(s, g, d):", 2)
+        self.emit("continue", 3)
+        self.emit("h = g", 2)
+        self.emit(f"ok = {expr.pred(pred)}", 2)
+        self.emit(f"if {'not ok' if positive else 'ok'}:", 2)
+        self.emit("lost += 1", 3)
+        if need_cycles:
+            self.emit("mark[d] = 1", 3)
+        if need_cycles:
+            self.emit("st_cycles(s, mark, &cyc, &prob)", 1)
+        total = []
+        for t in loss.terms:
+            total.append({"unreachable": "lost", "cycles": "cyc", "problematic_cycles": "prob"}[t])
+        self.emit(f"return {' + '.join(total)}", 1)
+        self.emit()
+        del s
+
+    def _incremental_costs(self) -> None:
+        """Per case: the change of the unreachable count, from the touched tokens only.
+
+        For a touched token t the arc from its gold head is read from the class
+        table; its gold dependents are counted per class (``cnt``), and the sum over
+        them is unrolled per possible class of t before and after (a switch).
+        """
+        cl = self.classes
+        for a_ix, action in enumerate(self.actions):
+            for c_ix, case in enumerate(action.cases):
+                names = self._case_names(case)
+                touched = self._touched(case, names)
+                self.emit(f"cdef inline int delta_{a_ix}_{c_ix}(St* s) noexcept nogil:")
+                self._declare(names, 1, "delta = 0, g, pb, pa, base")
+                if touched:
+                    self.emit("cdef int " + ", ".join(f"cb{j}, ca{j}, hs{j}" for j in range(len(touched))), 1)
+                self._bind(case.match, names, 1, check_lengths=False)
+                for j, v in enumerate(touched):
+                    self.emit(f"cb{j} = s.cls[{v}]", 1)
+                    shift = self._class_shift(case, names, v)
+                    if shift is not None:  # only the list changes: a constant step between classes
+                        self.emit(f"ca{j} = cb{j} + ({shift})", 1)
+                        continue
+                    self.emit(f"hs{j} = {self._hs_after(case, names, v)}", 1)
+                    self.emit(f"ca{j} = {self._class_after(case, names, v, f'hs{j}')}", 1)
+                for j, v in enumerate(touched):
+                    # the arc from the gold head (or the gold root word's own term)
+                    self.emit(f"g = s.gold[{v}]", 1)
+                    self.emit(f"if {v} != s.root:", 1)
+                    self.emit("if g < 0:", 2)
+                    self.emit(f"delta += URTAB[ca{j}] - URTAB[cb{j}]", 3)
+                    self.emit("else:", 2)
+                    self.emit("pb = s.cls[g]", 3)
+                    self.emit("pa = pb", 3)
+                    for jj, vv in enumerate(touched):
+                        if jj != j:
+                            self.emit(f"if g == {vv}:", 3)
+                            self.emit(f"pa = ca{jj}", 4)
+                    dr = f" + (g < {v})" if cl.n_dir == 2 else ""
+                    self.emit(f"delta += UTAB[(pa * NCLS + ca{j}) * NDIR{dr}] - UTAB[(pb * NCLS + cb{j}) * NDIR{dr}]",
+                              3)
+                    # gold dependents, by class: unrolled over the classes t can have here
+                    self.emit(f"base = {v} * NCNT", 1)
+                    self._children_switch(case, names, v, j)
+                    # a dependent that is touched too was counted with its old class: its own term rules
+                    for jj, vv in enumerate(touched):
+                        if jj == j:
+                            continue
+                        dr = f" + ({v} < {vv})" if cl.n_dir == 2 else ""
+                        self.emit(f"if s.gold[{vv}] == {v}:", 1)
+                        self.emit(f"delta -= UTAB[(ca{j} * NCLS + cb{jj}) * NDIR{dr}] - "
+                                  f"UTAB[(cb{j} * NCLS + cb{jj}) * NDIR{dr}]", 2)
+                self.emit("return delta", 1)
+                self.emit()
+
+    def _possible_classes(self, case: ir.Case, names: dict[str, str], v: str) -> list[int]:
+        """Classes bound token ``v`` can have before the case (it sits in its matched list)."""
+        cl = self.classes
+        var = next(k for k, n in names.items() if n == v)
+        where = next(k for k, m in enumerate(case.match) for it in m.items if isinstance(it, ir.Tok) and it.var == var)
+        return [c for c in range(cl.count) if cl.decode(c)[0] == where]
+
+    def _children_switch(self, case: ir.Case, names: dict[str, str], v: str, j: int) -> None:
+        cl = self.classes
+        oracle = self.losses[0][0]
+        positive, hv, dv, pred = oracle.reach
+        utab = self._utab_cache = getattr(self, "_utab_cache", None) or self._u_table(positive, pred, hv, dv)
+
+        def u(ch, cd, dr):
+            return utab[(ch * cl.count + cd) * cl.n_dir + dr]
+
+        hs_options = self._hs_options(case, names, v)
+        groups: dict[tuple, list[int]] = {}
+        for cb in self._possible_classes(case, names, v):
+            where_b, hs_b, _, _ = cl.decode(cb)
+            arms = []
+            for hs_a in (hs_options if hs_options is not None else [hs_b]):
+                ca = self._class_after_static(case, names, v, cb, hs_a)
+                terms = []
+                for dr in range(cl.n_dir):
+                    for k in range(cl.count):
+                        if cl.decode(k)[3]:  # the root is never a dependent
+                            continue
+                        coef = u(ca, k, dr) - u(cb, k, dr)
+                        if coef:
+                            idx = f"base + {dr * cl.count + k}"
+                            terms.append(f"s.cnt[{idx}]" if coef == 1 else f"{coef} * s.cnt[{idx}]")
+                arms.append((hs_a, tuple(terms)))
+            if any(t for _, t in arms):
+                groups.setdefault(tuple(arms), []).append(cb)
+        for k, (arms, cbs) in enumerate(groups.items()):
+            test = " or ".join(f"cb{j} == {cb}" for cb in cbs)
+            self.emit(f"{'if' if k == 0 else 'elif'} {test}:", 1)
+            if len(arms) == 1:
+                self.emit(f"delta += {' + '.join(arms[0][1])}", 2)
+                continue
+            for hs_a, terms in arms:
+                if terms:
+                    self.emit(f"if hs{j} == {hs_a}:", 2)
+                    self.emit(f"delta += {' + '.join(terms)}", 3)
+
+    def _class_shift(self, case: ir.Case, names: dict[str, str], v: str) -> Optional[int]:
+        """When only ``v``'s list changes, the constant difference of its class numbers."""
+        cl = self.classes
+        var = next(k for k, n in names.items() if n == v)
+        if self._hs_options(case, names, v) is not None:
+            return None
+        if any(st.var == var and st.flag in cl.flags for st in case.sets):
+            return None
+        before = next(k for k, m in enumerate(case.match) for it in m.items if isinstance(it, ir.Tok) and it.var == var)
+        after = next((k for k, items in enumerate(case.result) for it in items
+                      if isinstance(it, ir.Tok) and it.var == var), -1)
+        return (after - before) * 3 * (1 << cl.n_flag_bits)
+
+    def _hs_options(self, case: ir.Case, names: dict[str, str], v: str) -> Optional[list[int]]:
+        """Head statuses ``v`` may have after the case (None: unchanged)."""
+        var = next(k for k, n in names.items() if n == v)
+        if any(op.dep == var for op in case.arcs):
+            return [1, 2]
+        if any(op.break_cycle and op.head == var for op in case.arcs):
+            return [0, 1, 2]
+        return None
+
+    def _hs_after(self, case: ir.Case, names: dict[str, str], v: str) -> str:
+        var = next(k for k, n in names.items() if n == v)
+        head = f"s.head[{v}]"
+        for op in case.arcs:
+            if op.break_cycle and op.head == var:
+                head = f"(-1 if st_path(s, {names[op.dep]}, {v}) else {head})"
+        for op in case.arcs:
+            if op.dep == var:
+                head = names[op.head]
+        return f"(0 if {head} < 0 else (1 if {head} == s.gold[{v}] else 2))"
+
+    def _class_after_static(self, case: ir.Case, names: dict[str, str], v: str, cb: int, hs_a: int) -> int:
+        cl = self.classes
+        var = next(k for k, n in names.items() if n == v)
+        _, _, flags, is_root = cl.decode(cb)
+        where = next((k for k, items in enumerate(case.result) for it in items
+                      if isinstance(it, ir.Tok) and it.var == var), -1)
+        flags = list(flags)
+        for st in case.sets:
+            if st.var == var and st.flag in cl.flags:
+                flags[cl.flags.index(st.flag)] = bool(st.value.value)
+        c = (where + 1) * 3 + hs_a
+        for f in flags:
+            c = c * 2 + int(f)
+        if cl.uses_root:
+            c = c * 2 + int(is_root)
+        return c
+
+    def _class_after(self, case: ir.Case, names: dict[str, str], v: str, hs: str) -> str:
+        """A C expression for the class of bound token ``v`` after the case applies."""
+        cl = self.classes
+        var = next(k for k, n in names.items() if n == v)
+        where = next((k for k, items in enumerate(case.result) for it in items
+                      if isinstance(it, ir.Tok) and it.var == var), -1)
+        expr = f"({where + 1} * 3 + {hs})"
+        for f in cl.flags:
+            value = f"(s.tflag[{self.tflag_index[f]} * s.ntok + {v}] != 0)"
+            for st in case.sets:
+                if st.var == var and st.flag == f:
+                    value = "1" if st.value.value else "0"
+            expr = f"({expr} * 2 + {value})"
+        if cl.uses_root:
+            expr = f"({expr} * 2 + ({v} == s.root))"
+        return expr
+
+
+def _is_hex(text: str) -> bool:
+    return bool(text) and all(c in "0123456789abcdef" for c in text.lower())
+
+
+def generate(system: ir.System, *, max_tokens: Optional[int] = None) -> Generated:
+    """The kernel source for ``system`` (see :class:`KernelGen`)."""
+    return KernelGen(system, max_tokens=max_tokens).generate()

@@ -1,0 +1,275 @@
+"""A compiled system: the interpreter's API over a generated kernel, plus batch operations.
+
+Configurations are opaque ``KState`` objects held in C memory.  Action names and
+labels are mapped to integer ids here, so the generated code never sees text
+from a spec or a treebank.  Batch operations (legal mask, costs of all actions,
+running an action sequence, the oracle pass over a treebank) work on numpy
+arrays and release the GIL: this is also the API a neural parser would call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from .. import ir
+from ..errors import OracleError, UsageError
+from ..trees import Tree
+from .codegen import Generated
+
+
+@dataclass(frozen=True)
+class OraclePass:
+    """The result of :meth:`CompiledSystem.oracle_pass`."""
+
+    transitions: int
+    stuck_sentences: int
+    mismatched_sentences: int
+    mismatched_words: int
+    actions: np.ndarray  # action ids taken, all sentences concatenated
+    labels: np.ndarray  # label ids (-1: none), aligned with actions
+    heads: np.ndarray  # final heads, CoNLL-U numbering, sentences concatenated (-1: none)
+
+
+ILLEGAL = -1_000_000_000  # the cost of an action that does not apply (kernel constant; costs may be negative)
+
+
+def _buffer(out: Optional[np.ndarray], length: int, dtype) -> np.ndarray:
+    """A C-contiguous array of ``dtype`` with at least ``length`` items (the kernel writes through it)."""
+    if out is None:
+        return np.empty(length, dtype=dtype)
+    if out.dtype != dtype or not out.flags.c_contiguous or not out.flags.writeable or out.shape[0] < length:
+        raise UsageError(f"output array must be a writeable C-contiguous {np.dtype(dtype).name} array of at "
+                         f"least {length} items")
+    return out
+
+
+class CompiledSystem:
+    """Runs a system through its compiled kernel (see module docstring)."""
+
+    def __init__(self, system: ir.System, gen: Generated, module, built=None):
+        self.system = system
+        self.gen = gen
+        self.module = module
+        self.built = built
+        self.action_names = list(gen.action_names)
+        self.action_ids = {name: k for k, name in enumerate(self.action_names)}
+        self.labels: list[str] = []
+        self.label_ids: dict[str, int] = {}
+        self._list_names = [d.name for d in system.lists]
+        self._tflag_names = [name for name, _ in system.token_flags]
+        self._gflag_names = [name for name, _ in system.global_flags]
+        self._has_root = system.root != "none"
+
+    @property
+    def n_actions(self) -> int:
+        return len(self.action_names)
+
+    def label_id(self, label: Optional[str]) -> int:
+        """The id of a label (new labels get the next id); -1 for None."""
+        if label is None:
+            return -1
+        k = self.label_ids.get(label)
+        if k is None:
+            k = self.label_ids[label] = len(self.labels)
+            self.labels.append(label)
+        return k
+
+    # ---- the interpreter's API ----------------------------------------------------
+    def initial(self, n: int):
+        try:
+            return self.module.new_state(n)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+    def copy(self, state):
+        return self.module.copy_state(state)
+
+    def is_terminal(self, state) -> bool:
+        return self.module.is_terminal(state)
+
+    def legal(self, state) -> list[str]:
+        mask = self.legal_mask(state)
+        return [self.action_names[k] for k in np.flatnonzero(mask)]
+
+    def is_legal(self, state, name: str) -> bool:
+        k = self.action_ids.get(name.split(":", 1)[0])
+        return k is not None and bool(self.legal_mask(state)[k])
+
+    def apply(self, state, name: str, label: Optional[str] = None) -> None:
+        """Apply action ``name`` (or ``"NAME:label"``) in place.
+
+        Raises:
+            UsageError: unknown action, or not legal here.
+        """
+        base, sep, inline = name.partition(":")
+        if sep and label is None:
+            label = inline
+        k = self.action_ids.get(base)
+        if k is None:
+            raise UsageError(f"unknown action {base!r} for {self.system.name}")
+        r = self.module.apply(state, k, self.label_id(label))
+        if r == -2:
+            raise UsageError(f"action {base!r} applied to a terminal configuration")
+        if r < 0:
+            raise UsageError(f"action {base!r} is not legal here")
+
+    def output(self, state) -> Tree:
+        """The tree built so far, in CoNLL-U numbering (as :meth:`Interpreter.output`)."""
+        v = self.module.view(state)
+        n, root = v["n"], v["root"]
+
+        def out(h: int) -> Optional[int]:
+            return None if h < 0 else (0 if h == root else h)
+
+        def lab(k: int) -> Optional[str]:
+            return self.labels[k] if 0 <= k < len(self.labels) else None
+
+        words = range(1, n + 1)
+        if v["arcs"] is not None:
+            arcs = frozenset((out(h), d, lab(l)) for h, d, l in v["arcs"] if 1 <= d <= n)
+            heads = [out(v["heads"][d]) for d in words]
+            labels = [lab(v["labels"][d]) if heads[d - 1] is not None else None for d in words]
+            return Tree(tuple(heads), tuple(labels), arcs)
+        heads = [out(v["heads"][d]) for d in words]
+        labels = [lab(v["labels"][d]) if heads[d - 1] is not None else None for d in words]
+        headless = [d for d in words if heads[d - 1] is None]
+        if (not self._has_root and len(headless) == 1) or self.system.attach_headless_to_root:
+            for d in headless:
+                heads[d - 1], labels[d - 1] = 0, "root"
+        return Tree(tuple(heads), tuple(labels))
+
+    def snapshot(self, state) -> dict:
+        """The same comparable view as :meth:`Interpreter.snapshot`."""
+        v = self.module.view(state)
+        if v["arcs"] is not None:
+            arcs = frozenset((h, d) for h, d, _ in v["arcs"])
+        else:
+            arcs = frozenset((h, d) for d, h in enumerate(v["heads"]) if h >= 0)
+        return {
+            "lists": {name: tuple(v["lists"][k]) for k, name in enumerate(self._list_names)},
+            "arcs": arcs,
+            "token_flags": {name: frozenset(t for t, x in enumerate(v["tflags"][k]) if x)
+                            for k, name in enumerate(self._tflag_names)},
+            "global_flags": {name: bool(v["gflags"][k]) for k, name in enumerate(self._gflag_names)},
+        }
+
+    # ---- batch operations -----------------------------------------------------------
+    def legal_mask(self, state, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """uint8 mask of the legal actions (GIL released)."""
+        out = _buffer(out, self.n_actions, np.uint8)
+        self.module.legal_mask(state, out.ctypes.data)
+        return out
+
+    def attach_gold(self, state, heads: Sequence[int], labels: Optional[Sequence[str]] = None) -> None:
+        """Attach a gold tree (CoNLL-U heads, optional label strings) for costs and losses."""
+        ids = None if labels is None else [self.label_id(l) for l in labels]
+        try:
+            gold = self.module.KGold(list(heads), ids)
+            self.module.attach_gold(state, gold)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+    def loss_index(self, oracle: Optional[str] = None, loss: Optional[str] = None) -> int:
+        """The kernel's index of a declared oracle's loss (first oracle / first loss by default)."""
+        if not self.gen.losses:
+            raise OracleError(f"{self.system.name} declares no fast oracle (add an `oracle` block to the spec)")
+        oracle = oracle if oracle is not None else self.gen.losses[0][0]
+        for k, (o, l) in enumerate(self.gen.losses):
+            if o == oracle and (loss is None or l == loss):
+                return k
+        raise OracleError(f"{self.system.name} has no oracle loss {oracle or ''}{'/' + loss if loss else ''}")
+
+    def costs(self, state, out: Optional[np.ndarray] = None, *, oracle: Optional[str] = None,
+              loss: Optional[str] = None) -> np.ndarray:
+        """int32 cost of every action under the attached gold tree (:data:`ILLEGAL`: not legal)."""
+        out = _buffer(out, self.n_actions, np.int32)
+        try:
+            self.module.costs(state, self.loss_index(oracle, loss), out.ctypes.data)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        return out
+
+    def costs_dict(self, state, **kw) -> dict[str, int]:
+        """{legal action: cost}, in action order (as :meth:`FastOracle.costs`)."""
+        arr = self.costs(state, **kw)
+        return {self.action_names[k]: int(c) for k, c in enumerate(arr) if c != ILLEGAL}
+
+    def loss(self, state, *, oracle: Optional[str] = None, loss: Optional[str] = None) -> int:
+        return self.module.loss(state, self.loss_index(oracle, loss))
+
+    def run(self, state, actions: Sequence[int], labels: Optional[Sequence[int]] = None) -> int:
+        """Apply a sequence of action ids (and label ids); returns how many applied."""
+        acts = np.ascontiguousarray(actions, dtype=np.int32)
+        labs = None if labels is None else np.ascontiguousarray(labels, dtype=np.int32)
+        if labs is not None and len(labs) != len(acts):
+            raise UsageError(f"{len(acts)} actions but {len(labs)} labels")
+        return self.module.run(state, acts.ctypes.data, 0 if labs is None else labs.ctypes.data, len(acts))
+
+    @staticmethod
+    def pack(heads: Sequence[Sequence[int]], labels: Optional[Sequence[Sequence[int]]] = None,
+             n_labels: int = 0) -> "Treebank":
+        """Lay gold trees out once for repeated :meth:`oracle_pass` calls (label ids optional)."""
+        lengths = np.fromiter((len(h) for h in heads), dtype=np.int64, count=len(heads))
+        offsets = np.zeros(len(heads) + 1, dtype=np.int32)
+        np.cumsum(lengths, out=offsets[1:])
+        flat = np.concatenate([np.asarray(h, dtype=np.int32) for h in heads]) if len(heads) else \
+            np.empty(0, dtype=np.int32)
+        flat_labels = None
+        if labels is not None and n_labels > 0:
+            flat_labels = np.concatenate([np.asarray(l, dtype=np.int32) for l in labels]) if len(labels) else \
+                np.empty(0, dtype=np.int32)
+            if len(flat_labels) != len(flat) or (len(flat_labels) and not 0 <= flat_labels.min() <= flat_labels.max()
+                                                  < n_labels):
+                raise UsageError(f"labels must align with heads and lie in 0..{n_labels - 1}")
+        else:
+            n_labels = 0
+        return Treebank(flat, offsets, flat_labels, n_labels)
+
+    def oracle_pass(self, heads, labels: Optional[Sequence[Sequence[int]]] = None, n_labels: int = 0, *,
+                    oracle: Optional[str] = None, loss: Optional[str] = None) -> OraclePass:
+        """Follow the declared oracle over many sentences (GIL released), see the kernel's
+        ``oracle_pass``: at each step every action's legality and cost (every label too
+        when ``labels`` and ``n_labels`` are given), the first zero-cost action taken.
+
+        ``heads`` is a list of gold head sequences (CoNLL-U numbering) or a
+        :class:`Treebank` from :meth:`pack` (then ``labels`` come from it).
+        """
+        ol = self.loss_index(oracle, loss)
+        tb = heads if isinstance(heads, Treebank) else self.pack(heads, labels, n_labels)
+        n_sent = len(tb.offsets) - 1
+        cap = int(4 * (len(tb.heads) + n_sent) + 16)
+        while True:
+            acts = np.empty(cap, dtype=np.int32)
+            labs = np.empty(cap, dtype=np.int32)
+            out_heads = np.empty(len(tb.heads), dtype=np.int32)
+            try:
+                T, stuck, bad_s, bad_w, overflow = self.module.oracle_pass(
+                    tb.heads.ctypes.data, tb.offsets.ctypes.data, n_sent,
+                    tb.labels.ctypes.data if tb.n_labels else 0, tb.n_labels, ol,
+                    acts.ctypes.data, labs.ctypes.data, cap, out_heads.ctypes.data)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            if not overflow:
+                return OraclePass(T, stuck, bad_s, bad_w, acts[:T], labs[:T], out_heads)
+            cap = 2 * T + 16
+
+
+@dataclass(frozen=True)
+class Treebank:
+    """Gold trees laid out for the kernel: heads and labels concatenated, sentence offsets."""
+
+    heads: np.ndarray
+    offsets: np.ndarray
+    labels: Optional[np.ndarray]
+    n_labels: int
+
+    @property
+    def words(self) -> int:
+        return len(self.heads)
+
+    @property
+    def sentences(self) -> int:
+        return len(self.offsets) - 1
