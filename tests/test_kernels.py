@@ -190,3 +190,25 @@ def test_batch_operations_match_single_steps(kernels):
     assert ks.is_terminal(k2) and ks.output(k2).heads == tuple(gold)
     with pytest.raises(UsageError):
         ks.legal_mask(k, np.zeros(2, dtype=np.int64))
+
+
+@pytest.mark.parametrize("stem", ["easy-first", "easy-first-nonproj", "easy-first-nonproj-D3"])
+def test_capacity_inf_families_on_long_sentences(kernels, stem):
+    """Families are fitted on short sentences; they must hold far beyond them."""
+    import random
+
+    it, ks = kernels[stem]
+    rng = random.Random(5)
+    for n in (15, 40, 90):
+        c, k = it.initial(n), ks.initial(n)
+        assert ks.actions_of(k) == [a.name for a in it.actions(c)]
+        while not it.is_terminal(c):
+            legal = it.legal(c)
+            assert ks.legal(k) == legal
+            if not legal:
+                break
+            name = rng.choice(legal)
+            it.apply(c, name)
+            ks.apply(k, name)
+        assert ks.snapshot(k) == it.snapshot(c)
+        assert ks.output(k) == it.output(c)

@@ -274,7 +274,7 @@ def cmd_compile(args) -> int:
     from .verify.report import write_atomic
 
     system = load_system(args.spec, parse_overrides(args.set))
-    gen = generate(system, max_tokens=args.max_tokens)
+    gen = generate(system)
     if args.emit_pyx is not None:
         if args.emit_pyx == "-":
             sys.stdout.write(gen.source)
@@ -292,7 +292,8 @@ def cmd_compile(args) -> int:
     costs = ", ".join(f"{o}/{l}: {'incremental' if inc else 'scratch copy'}"
                       for (o, l), inc in zip(gen.losses, gen.incremental)) or "no declared oracle"
     print(f"{args.spec}: {how} in {seconds:.2f} s: {built.extension}")
-    print(f"  {len(gen.action_names)} actions; oracle costs: {costs}; source {built.pyx}")
+    actions = f"{len(gen.unit_keys)} action families" if system.unbounded else f"{len(gen.action_names)} actions"
+    print(f"  {actions}; oracle costs: {costs}; source {built.pyx}")
     return 0
 
 
@@ -358,8 +359,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the generated .pyx to FILE (stdout without FILE) instead of building")
     sp.add_argument("--build", action="store_true", help="with --emit-pyx: build as well")
     sp.add_argument("--force", action="store_true", help="rebuild even when the cache has the kernel")
-    sp.add_argument("--max-tokens", type=int, metavar="N",
-                    help="capacity-inf systems: longest sentence (+ root) the kernel handles (default 64)")
     with_set(sp)
     sp.set_defaults(func=cmd_compile)
 

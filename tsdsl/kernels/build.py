@@ -189,8 +189,7 @@ def load_module(built: Built):
 
 
 def compile_system(spec: Union[str, Path, ir.System], *, overrides: Optional[dict] = None,
-                   cache_dir: Optional[Path] = None, max_tokens: Optional[int] = None,
-                   fallback: bool = True, force: bool = False):
+                   cache_dir: Optional[Path] = None, fallback: bool = True, force: bool = False):
     """The compiled form of a spec (a path or a loaded system), built or taken from the cache.
 
     Returns a :class:`~tsdsl.kernels.compiled.CompiledSystem`; where no C compiler
@@ -202,7 +201,7 @@ def compile_system(spec: Union[str, Path, ir.System], *, overrides: Optional[dic
     from .compiled import CompiledSystem
 
     system = spec if isinstance(spec, ir.System) else load_system(spec, overrides)
-    gen = generate(system, max_tokens=max_tokens)
+    gen = generate(system)
     try:
         built = build(gen, cache_dir, force=force)
     except NoCompilerError as exc:

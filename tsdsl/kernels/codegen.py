@@ -19,7 +19,8 @@ as :class:`tsdsl.oracle.FastOracle` defines it.
 from __future__ import annotations
 
 import hashlib
-import itertools
+import re
+from fractions import Fraction
 from dataclasses import dataclass
 from importlib import resources
 from typing import Optional
@@ -30,7 +31,8 @@ from ..verify.loss import is_monotonic
 
 GENERATOR_VERSION = "1"
 
-DEFAULT_MAX_TOKENS = 64  # capacity-inf systems: actions instantiated up to this many tokens
+PROBE_TOKENS = 9  # capacity-inf systems: families are fitted on the actions for this many tokens
+CHECK_TOKENS = 14  # ... and checked on the actions for this many
 
 
 def comment(text: str) -> str:
@@ -54,7 +56,7 @@ class Generated:
     labeled: tuple[bool, ...]
     losses: tuple[tuple[str, str], ...]  # (oracle name, loss name) per loss index
     incremental: tuple[bool, ...]  # per loss index: cost computed incrementally
-    max_tokens: Optional[int]  # capacity-inf systems: longest sentence + root the kernel handles
+    unit_keys: tuple = ()  # capacity-inf systems: the skeleton of each family unit (see ``skeleton``)
 
 
 class _Env:
@@ -237,13 +239,12 @@ def _eval_local(p: ir.Pred, feats: dict[str, dict]) -> bool:
 class KernelGen:
     """Generates the kernel source of one system (see module docstring)."""
 
-    def __init__(self, system: ir.System, *, max_tokens: Optional[int] = None):
+    def __init__(self, system: ir.System):
         self.sys = system
         if system.unbounded:
-            self.max_tokens = max_tokens or DEFAULT_MAX_TOKENS
-            self.actions = system.actions_for(self.max_tokens)
+            # families of actions parameterised by position: learnt on one size, checked on another
+            self.actions = system.actions_for(PROBE_TOKENS)
         else:
-            self.max_tokens = None
             self.actions = system.actions
         self.list_index = {d.name: k for k, d in enumerate(system.lists)}
         self.tflag_index = {name: k for k, (name, _) in enumerate(system.token_flags)}
@@ -255,6 +256,7 @@ class KernelGen:
             raise KernelBuildError(f"{system.name}: cycle terms of a loss are not supported with multihead")
         self.classes = self._incremental_classes()
         self.out: list[str] = []
+        self.units, self.unit_of = self._units()
 
     # ---- small helpers -------------------------------------------------------------
     def emit(self, line: str = "", indent: int = 0) -> None:
@@ -365,8 +367,8 @@ class KernelGen:
         self.emit(f"# tsdsl kernel for system {comment(s.name)} ({comment(s.source_file)})")
         self.emit(f"# spec hash {s.source_hash[:64] if _is_hex(s.source_hash) else 'unknown'}; "
                   f"tsdsl {comment(__version__)}, generator {GENERATOR_VERSION}")
-        if self.max_tokens is not None:
-            self.emit(f"# capacity inf: actions instantiated for up to {int(self.max_tokens)} tokens")
+        if s.unbounded:
+            self.emit("# capacity inf: one unit per family of actions, its numbers affine in the indexes i0, i1")
         self.emit("# Generated code: do not edit.  `tsdsl compile --emit-pyx SPEC` writes it out.")
         self.emit()
         nl = len(s.lists)
@@ -374,13 +376,14 @@ class KernelGen:
         self.emit("cdef enum:")
         for name, value in (
             ("NLX", max(nl, 1)), ("NGFX", max(len(s.global_flags), 1)), ("NTFX", max(len(s.token_flags), 1)),
-            ("MULTI", int(s.multihead)), ("WORK_PER_TOKEN", 7), ("N_ACTIONS", len(self.actions)),
+            ("MULTI", int(s.multihead)), ("WORK_PER_TOKEN", 7), ("N_ACTIONS", len(self.units)),
+            ("UNBOUNDED", int(s.unbounded)),
             ("N_LOSSES", len(self.losses)), ("INCREMENTAL", int(cl is not None)),
             ("NCLS", cl.count if cl else 1), ("NDIR", cl.n_dir if cl else 1),
             ("NCNT", cl.count * cl.n_dir if cl else 0),
             ("NEEDS_SCRATCH_STATE", int(not self._all_incremental_losses())),
             ("ATTACH_HEADLESS", int(s.attach_headless_to_root)), ("HAS_ROOT", int(s.root != "none")),
-            ("MAX_TOKENS", self.max_tokens or 0), ("ILLEGAL", -1_000_000_000),
+            ("ILLEGAL", -1_000_000_000),
             ("ROOT_KIND", {"left": 0, "right": 1, "none": 2}[s.root]),
         ):
             self.emit(f"{name} = {int(value)}", 1)
@@ -389,27 +392,25 @@ class KernelGen:
         self.emit()
         self._initial()
         self._terminal()
+        self._classes_and_losses()
         self._actions()
-        self._oracles()
+        self._cost_functions()
         self.out.append(resources.files("tsdsl.kernels").joinpath("_api.pyx.in").read_text("utf-8"))
         source = "\n".join(self.out).rstrip() + "\n"
         digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
         return Generated(
             source=source, digest=digest,
-            action_names=tuple(a.name for a in self.actions),
-            labeled=tuple(a.labeled for a in self.actions),
+            action_names=() if s.unbounded else tuple(a.name for a in self.actions),
+            labeled=tuple(a.labeled for a, _ in self.units),
             losses=tuple((o.name, l.name) for o, l in self.losses),
             incremental=tuple(self._is_incremental(k) for k in range(len(self.losses))),
-            max_tokens=self.max_tokens,
+            unit_keys=tuple(key for _, key in self.units) if s.unbounded else (),
         )
 
     def _initial(self) -> None:
         s = self.sys
         self.emit("cdef int st_init(St* s, int n) noexcept nogil:")
         self.emit('"""The initial configuration for n words (-1: out of memory; -2: too long)."""', 1)
-        if self.max_tokens is not None:
-            self.emit(f"if n + {1 if s.root != 'none' else 0} > MAX_TOKENS:", 1)
-            self.emit("return -2", 2)
         self.emit("if st_alloc(s, n) < 0:", 1)
         self.emit("return -1", 2)
         self.emit("st_start(s, n)", 1)
@@ -512,64 +513,157 @@ class KernelGen:
         self.emit(f"return {_Expr(self, names).pred(t.guard)}", 1)
         self.emit()
 
-    # ---- actions ------------------------------------------------------------------------
-    def _actions(self) -> None:
-        for a_ix, action in enumerate(self.actions):
-            self.emit(f"# ---- action {a_ix}: {comment(action.name)} ----")
-            self.origin_comment(action.origin, 0)
-            for c_ix, case in enumerate(action.cases):
-                self._case_valid(a_ix, c_ix, case)
-                self._case_apply(a_ix, c_ix, case)
-        # dispatch
-        self.emit("cdef bint valid_nt(St* s, int a) noexcept nogil:")
-        self.emit('"""Whether action a applies (s not terminal)."""', 1)
-        for a_ix, action in enumerate(self.actions):
-            tests = " or ".join(f"valid_{a_ix}_{c}(s)" for c in range(len(action.cases)))
-            self.emit(f"{'if' if a_ix == 0 else 'elif'} a == {a_ix}:", 1)
-            self.emit(f"return {tests}", 2)
-        self.emit("return 0", 1)
-        self.emit()
-        self.emit("cdef int apply_nt(St* s, int a, int label) noexcept nogil:")
-        self.emit('"""Apply action a (s not terminal); -1 when it does not apply."""', 1)
-        for a_ix, action in enumerate(self.actions):
-            self.emit(f"{'if' if a_ix == 0 else 'elif'} a == {a_ix}:", 1)
-            for c in range(len(action.cases)):
-                self.emit(f"if valid_{a_ix}_{c}(s):", 2)
-                self.emit(f"apply_{a_ix}_{c}(s, label)", 3)
-                self.emit("return 0", 3)
-        self.emit("return -1", 1)
-        self.emit()
-        self.emit("cdef void apply_legal(St* s, int a, int label) noexcept nogil:")
-        self.emit('"""Apply action a, known to be legal (single-case actions skip the checks)."""', 1)
-        for a_ix, action in enumerate(self.actions):
-            self.emit(f"{'if' if a_ix == 0 else 'elif'} a == {a_ix}:", 1)
-            if len(action.cases) == 1:
-                self.emit(f"apply_{a_ix}_0(s, label)", 2)
-                continue
-            for c in range(len(action.cases)):
-                self.emit(f"{'if' if c == 0 else 'elif'} valid_{a_ix}_{c}(s):", 2)
-                self.emit(f"apply_{a_ix}_{c}(s, label)", 3)
-        self.emit()
-        self.emit("cdef int arc_of(St* s, int a, int* h, int* d) noexcept nogil:")
-        self.emit('"""The labeled arc action a would build (1), or 0 (s not terminal)."""', 1)
-        self.emit("cdef int " + ", ".join(f"v{k}" for k in range(self._max_vars())) + ", "
-                  + ", ".join(f"b{k}" for k in range(self._max_vars())), 1)
-        for a_ix, action in enumerate(self.actions):
-            if not action.labeled:
-                continue
-            self.emit(f"if a == {a_ix}:", 1)
-            for c_ix, case in enumerate(action.cases):
-                op = next((o for o in case.arcs if o.labeled), None)
-                if op is None:
-                    continue
+    # ---- units: actions, or families of actions parameterised by position ---------------
+    def _units(self):
+        """The generated action functions: one unit per action, or for capacity-inf systems
+        one unit per family shape (``skeleton``) whose numbers are affine in the indexes."""
+        if not self.sys.unbounded:
+            return [(a, None) for a in self.actions], None
+        units, index = [], {}
+        for a in self.actions:
+            if len(a.indexes) > 2:
+                raise KernelBuildError(f"{a.name}: families with more than two indexes are not supported")
+            key = skeleton(a)
+            if key not in index:
+                index[key] = len(units)
+                units.append((a, key))
+        big = self.sys.actions_for(CHECK_TOKENS)
+        for n in range(1, CHECK_TOKENS + 1):
+            want = [a.name for a in big if max(a.indexes, default=0) <= n]
+            if [a.name for a in self.sys.actions_for(n)] != want:
+                raise KernelBuildError(f"{self.sys.name}: the actions for {n} tokens are not those of longer "
+                                       "sentences that fit; the kernel cannot parameterise them")
+        for a in big:
+            if skeleton(a) not in index:
+                raise KernelBuildError(f"{self.sys.name}: action {a.name} has a shape not seen on short sentences")
+        return units, index
+
+    def _unit_functions(self, u: str, action: ir.Action) -> None:
+        """Per case: valid, apply, and where needed delta (incremental cost), penalties, arc_of."""
+        reach_oracles = [o for o in self.sys.oracles if o.reach is not None]
+        for c_ix, case in enumerate(action.cases):
+            self._case_valid(u, c_ix, case)
+            self._case_apply(u, c_ix, case)
+            if self.classes is not None:
+                self._case_delta(u, c_ix, case)
+            for o_ix, oracle in enumerate(reach_oracles):
+                preds = [p for name, p in oracle.penalties if name == action.name]
+                if preds:
+                    self._case_penalty(o_ix, u, c_ix, case, preds)
+            op = next((o for o in case.arcs if o.labeled), None)
+            if op is not None:
                 names = self._case_names(case)
-                self.emit(f"if valid_{a_ix}_{c_ix}(s):", 2)
-                self._bind(case.match, names, 3, check_lengths=False)
-                self.emit(f"h[0] = {names[op.head]}", 3)
-                self.emit(f"d[0] = {names[op.dep]}", 3)
-                self.emit("return 1", 3)
+                self.emit(f"cdef inline void arcof_{u}_{c_ix}(St* s, int* h, int* d, int i0, int i1) noexcept nogil:")
+                self._declare(names, 1)
+                self._bind(case.match, names, 1, check_lengths=False)
+                self.emit(f"h[0] = {names[op.head]}", 1)
+                self.emit(f"d[0] = {names[op.dep]}", 1)
+                self.emit()
+
+    def _emit_units(self) -> None:
+        if not self.sys.unbounded:
+            for u, (action, _) in enumerate(self.units):
+                self.emit(f"# ---- action {u}: {comment(action.name)} ----")
+                self.origin_comment(action.origin, 0)
+                self._unit_functions(str(u), action)
+            return
+        big = self.sys.actions_for(CHECK_TOKENS)
+        for u, (action, key) in enumerate(self.units):
+            members = [a for a in big if skeleton(a) == key]
+            self.emit(f"# ---- family {u}: {comment(action.family or action.name)}, "
+                      f"{'indexes ' + ', '.join(f'i{k}' for k in range(len(action.indexes))) if action.indexes else 'no indexes'} ----")
+            self.origin_comment(action.origin, 0)
+            self.out.extend(self._fitted_unit(str(u), members))
+
+    def _fitted_unit(self, u: str, members: list[ir.Action]) -> list[str]:
+        """The unit's functions with every number written as an affine function of the indexes."""
+        texts = []
+        for a in members:
+            saved, self.out = self.out, []
+            self._unit_functions(u, a)
+            texts.append(self.out)
+            self.out = saved
+        shapes = {tuple(_INT.sub("#", line) for line in t) for t in texts}
+        if len(shapes) != 1:
+            raise KernelBuildError(f"{self.sys.name}: the actions of family {members[0].family} differ in shape")
+        shape = texts[0]
+        numbers = [[[int(m.group()) for m in _INT.finditer(line)] for line in t] for t in texts]
+        idx = [a.indexes for a in members]
+        out = []
+        for li, line in enumerate(shape):
+            pieces, last = [], 0
+            for k, m in enumerate(_INT.finditer(line)):
+                values = [numbers[j][li][k] for j in range(len(members))]
+                pieces.append(line[last:m.start()])
+                pieces.append(_affine(values, idx, self.sys.name))
+                last = m.end()
+            pieces.append(line[last:])
+            out.append("".join(pieces))
+        return out
+
+    def _dispatch(self, header: str, doc: str, arms, tail: str) -> None:
+        """A function switching on the action: ``arms(u, action, args)`` emits one unit's body."""
+        self.emit(header)
+        self.emit(f'"""{doc}"""', 1)
+        if self.sys.unbounded:
+            self.emit("cdef int g = s.atab[3 * a], i0 = s.atab[3 * a + 1], i1 = s.atab[3 * a + 2]", 1)
+            var, args = "g", "i0, i1"
+        else:
+            var, args = "a", "0, 0"
+        first = True
+        for u, (action, _) in enumerate(self.units):
+            self.emit(f"{'if' if first else 'elif'} {var} == {u}:", 1)
+            first = False
+            arms(u, action, args)
+        if tail:
+            self.emit(tail, 1)
+        self.emit()
+
+    def _actions(self) -> None:
+        self._emit_units()
+
+        def valid(u, action, args):
+            self.emit("return " + " or ".join(f"valid_{u}_{c}(s, {args})" for c in range(len(action.cases))), 2)
+
+        def apply(u, action, args):
+            for c in range(len(action.cases)):
+                self.emit(f"if valid_{u}_{c}(s, {args}):", 2)
+                self.emit(f"apply_{u}_{c}(s, label, {args})", 3)
+                self.emit("return 0", 3)
+
+        def apply_legal(u, action, args):
+            if len(action.cases) == 1:
+                self.emit(f"apply_{u}_0(s, label, {args})", 2)
+                return
+            for c in range(len(action.cases)):
+                self.emit(f"{'if' if c == 0 else 'elif'} valid_{u}_{c}(s, {args}):", 2)
+                self.emit(f"apply_{u}_{c}(s, label, {args})", 3)
+
+        def arc_of(u, action, args):
+            done = False
+            for c, case in enumerate(action.cases):
+                if any(o.labeled for o in case.arcs):
+                    self.emit(f"if valid_{u}_{c}(s, {args}):", 2)
+                    self.emit(f"arcof_{u}_{c}(s, h, d, {args})", 3)
+                    self.emit("return 1", 3)
+                    done = True
             self.emit("return 0", 2)
-        self.emit("return 0", 1)
+            del done
+
+        self._dispatch("cdef bint valid_nt(St* s, int a) noexcept nogil:", "Whether action a applies (s not terminal).",
+                       valid, "return 0")
+        self._dispatch("cdef int apply_nt(St* s, int a, int label) noexcept nogil:",
+                       "Apply action a (s not terminal); -1 when it does not apply.", apply, "return -1")
+        self._dispatch("cdef void apply_legal(St* s, int a, int label) noexcept nogil:",
+                       "Apply action a, known to be legal (single-case actions skip the checks).", apply_legal, "")
+        self._dispatch("cdef int arc_of(St* s, int a, int* h, int* d) noexcept nogil:",
+                       "The labeled arc action a would build (1), or 0 (s not terminal).", arc_of, "return 0")
+        labeled = [int(a.labeled) for a, _ in self.units]
+        self.emit(f"cdef unsigned char LABELED[{len(labeled)}]")
+        self._table_init("LABELED", labeled)
+        self.emit()
+        self.emit("cdef inline bint labeled_of(St* s, int a) noexcept nogil:")
+        self.emit(f"return LABELED[{'s.atab[3 * a]' if self.sys.unbounded else 'a'}]", 1)
         self.emit()
 
     def _max_vars(self) -> int:
@@ -579,19 +673,19 @@ class KernelGen:
                 most = max(most, len(self._case_names(c)))
         return most
 
-    def _case_valid(self, a_ix: int, c_ix: int, case: ir.Case) -> None:
+    def _case_valid(self, a_ix: str, c_ix: int, case: ir.Case) -> None:
         names = self._case_names(case)
-        self.emit(f"cdef inline bint valid_{a_ix}_{c_ix}(St* s) noexcept nogil:")
+        self.emit(f"cdef inline bint valid_{a_ix}_{c_ix}(St* s, int i0, int i1) noexcept nogil:")
         self.origin_comment(case.origin, 1)
         self._declare(names, 1)
         self._bind(case.match, names, 1)
         self.emit(f"return {_Expr(self, names).pred(case.full_guard)}", 1)
         self.emit()
 
-    def _case_apply(self, a_ix: int, c_ix: int, case: ir.Case) -> None:
+    def _case_apply(self, a_ix: str, c_ix: int, case: ir.Case) -> None:
         names = self._case_names(case)
         s = self.sys
-        self.emit(f"cdef void apply_{a_ix}_{c_ix}(St* s, int label) noexcept nogil:")
+        self.emit(f"cdef void apply_{a_ix}_{c_ix}(St* s, int label, int i0, int i1) noexcept nogil:")
         self._declare(names, 1, "i, sp, m")
         self._bind(case.match, names, 1, check_lengths=False)
         expr = _Expr(self, names)
@@ -771,10 +865,9 @@ class KernelGen:
         return out
 
     # ---- oracles -------------------------------------------------------------------
-    def _oracles(self) -> None:
-        s = self.sys
-        cl = self.classes
-        if cl is not None:
+    def _classes_and_losses(self) -> None:
+        """Class tables (incremental oracles) and the loss functions; before the actions use them."""
+        if self.classes is not None:
             self._class_function()
         else:
             self.emit("cdef inline int cls_of(const St* s, int t) noexcept nogil:")
@@ -783,15 +876,8 @@ class KernelGen:
             self.emit("cdef inline void st_reclass(St* s, int t) noexcept nogil:")
             self.emit("pass", 1)
             self.emit()
-        labeled = [int(a.labeled) for a in self.actions]
-        self.emit(f"cdef unsigned char LABELED[{len(labeled)}]")
-        self._table_init("LABELED", labeled)
-        self.emit()
         for ol, (oracle, loss) in enumerate(self.losses):
             self._loss_function(ol, oracle, loss)
-        if cl is not None:
-            self._incremental_costs()
-        self._cost_functions()
         self.emit("cdef int loss_of(St* s, int ol) noexcept nogil:")
         for ol in range(len(self.losses)):
             self.emit(f"if ol == {ol}:", 1)
@@ -807,50 +893,47 @@ class KernelGen:
         return self.classes is not None and oracle is self.losses[0][0] and loss.terms == ("unreachable",)
 
     def _cost_functions(self) -> None:
-        """Per loss: every action's cost, unrolled (``all_costs_nt`` dispatches on the loss)."""
+        """Per loss: every action's cost (unrolled for fixed action sets); ``all_costs_nt`` dispatches."""
         reach_oracles = [o for o in self.sys.oracles if o.reach is not None]
-        for o_ix, oracle in enumerate(reach_oracles):
-            by_action: dict[str, list[ir.Pred]] = {}
-            for name, pred in oracle.penalties:
-                by_action.setdefault(name, []).append(pred)
-            for a_ix, action in enumerate(self.actions):
-                preds = by_action.get(action.name)
-                if not preds:
-                    continue
-                for c_ix, case in enumerate(action.cases):
-                    names = self._case_names(case)
-                    self.emit(f"cdef inline bint pen_{o_ix}_{a_ix}_{c_ix}(St* s) noexcept nogil:")
-                    self.emit('"""A penalty rule marks the action as not optimal."""', 1)
-                    self._declare(names, 1)
-                    self._bind(case.match, names, 1, check_lengths=False)
-                    expr = _Expr(self, names)
-                    self.emit(f"return {' or '.join('(' + expr.pred(p) + ')' for p in preds)}", 1)
-                    self.emit()
+        args = "i0, i1"
         for ol, (oracle, loss) in enumerate(self.losses):
             o_ix = reach_oracles.index(oracle)
             penalised = {name for name, _ in oracle.penalties}
             inc = self._is_incremental(ol)
-            for a_ix, action in enumerate(self.actions):
-                self.emit(f"cdef inline int cost_{ol}_{a_ix}(St* s, St* tmp, int base) noexcept nogil:")
+            for u, (action, _) in enumerate(self.units):
+                self.emit(f"cdef inline int cost_{ol}_{u}(St* s, St* tmp, int base, int i0, int i1) noexcept nogil:")
                 self.emit("cdef int c", 1)
                 for c_ix in range(len(action.cases)):
-                    self.emit(f"if valid_{a_ix}_{c_ix}(s):", 1)
+                    self.emit(f"if valid_{u}_{c_ix}(s, {args}):", 1)
                     if inc:
-                        self.emit(f"c = delta_{a_ix}_{c_ix}(s)", 2)
+                        self.emit(f"c = delta_{u}_{c_ix}(s, {args})", 2)
                     else:
                         self.emit("st_copy_into(tmp, s)", 2)
-                        self.emit(f"apply_{a_ix}_{c_ix}(tmp, -1)", 2)
+                        self.emit(f"apply_{u}_{c_ix}(tmp, -1, {args})", 2)
                         self.emit(f"c = loss_{ol}(tmp) - base", 2)
                     if action.name in penalised:
-                        self.emit(f"if c < 1 and pen_{o_ix}_{a_ix}_{c_ix}(s):", 2)
+                        self.emit(f"if c < 1 and pen_{o_ix}_{u}_{c_ix}(s, {args}):", 2)
                         self.emit("c = 1", 3)
                     self.emit("return c", 2)
                 self.emit("return ILLEGAL", 1)
                 self.emit()
             self.emit(f"cdef void all_costs_{ol}(St* s, St* tmp, int* out) noexcept nogil:")
             self.emit(f"cdef int base = {'0' if inc else f'loss_{ol}(s)'}", 1)
-            for a_ix in range(len(self.actions)):
-                self.emit(f"out[{a_ix}] = cost_{ol}_{a_ix}(s, tmp, base)", 1)
+            if self.sys.unbounded:
+                self.emit("cdef int a, g, i0, i1", 1)
+                self.emit("for a in range(s.nact):", 1)
+                self.emit("g = s.atab[3 * a]", 2)
+                self.emit("i0 = s.atab[3 * a + 1]", 2)
+                self.emit("i1 = s.atab[3 * a + 2]", 2)
+                for u in range(len(self.units)):
+                    self.emit(f"{'if' if u == 0 else 'elif'} g == {u}:", 2)
+                    self.emit(f"out[a] = cost_{ol}_{u}(s, tmp, base, i0, i1)", 3)
+            else:
+                # locals first: a store through out could alias the state and force reloads
+                n = len(self.units)
+                self.emit("cdef int " + ", ".join(f"c{a} = cost_{ol}_{a}(s, tmp, base, 0, 0)" for a in range(n)), 1)
+                for a_ix in range(n):
+                    self.emit(f"out[{a_ix}] = c{a_ix}", 1)
             self.emit()
         self.emit("cdef void all_costs_nt(St* s, St* tmp, int ol, int* out) noexcept nogil:")
         self.emit('"""Cost of every action under the attached gold tree (s not terminal; ILLEGAL: not legal)."""', 1)
@@ -937,60 +1020,67 @@ class KernelGen:
         self.emit()
         del s
 
-    def _incremental_costs(self) -> None:
-        """Per case: the change of the unreachable count, from the touched tokens only.
+    def _case_delta(self, u: str, c_ix: int, case: ir.Case) -> None:
+        """The change of the unreachable count when the case applies, from the touched tokens only.
 
         For a touched token t the arc from its gold head is read from the class
         table; its gold dependents are counted per class (``cnt``), and the sum over
-        them is unrolled per possible class of t before and after (a switch).
+        them is unrolled per possible class of t before and after.
         """
         cl = self.classes
-        for a_ix, action in enumerate(self.actions):
-            for c_ix, case in enumerate(action.cases):
-                names = self._case_names(case)
-                touched = self._touched(case, names)
-                self.emit(f"cdef inline int delta_{a_ix}_{c_ix}(St* s) noexcept nogil:")
-                self._declare(names, 1, "delta = 0, g, pb, pa, base")
-                if touched:
-                    self.emit("cdef int " + ", ".join(f"cb{j}, ca{j}, hs{j}" for j in range(len(touched))), 1)
-                self._bind(case.match, names, 1, check_lengths=False)
-                for j, v in enumerate(touched):
-                    self.emit(f"cb{j} = s.cls[{v}]", 1)
-                    shift = self._class_shift(case, names, v)
-                    if shift is not None:  # only the list changes: a constant step between classes
-                        self.emit(f"ca{j} = cb{j} + ({shift})", 1)
-                        continue
-                    self.emit(f"hs{j} = {self._hs_after(case, names, v)}", 1)
-                    self.emit(f"ca{j} = {self._class_after(case, names, v, f'hs{j}')}", 1)
-                for j, v in enumerate(touched):
-                    # the arc from the gold head (or the gold root word's own term)
-                    self.emit(f"g = s.gold[{v}]", 1)
-                    self.emit(f"if {v} != s.root:", 1)
-                    self.emit("if g < 0:", 2)
-                    self.emit(f"delta += URTAB[ca{j}] - URTAB[cb{j}]", 3)
-                    self.emit("else:", 2)
-                    self.emit("pb = s.cls[g]", 3)
-                    self.emit("pa = pb", 3)
-                    for jj, vv in enumerate(touched):
-                        if jj != j:
-                            self.emit(f"if g == {vv}:", 3)
-                            self.emit(f"pa = ca{jj}", 4)
-                    dr = f" + (g < {v})" if cl.n_dir == 2 else ""
-                    self.emit(f"delta += UTAB[(pa * NCLS + ca{j}) * NDIR{dr}] - UTAB[(pb * NCLS + cb{j}) * NDIR{dr}]",
-                              3)
-                    # gold dependents, by class: unrolled over the classes t can have here
-                    self.emit(f"base = {v} * NCNT", 1)
-                    self._children_switch(case, names, v, j)
-                    # a dependent that is touched too was counted with its old class: its own term rules
-                    for jj, vv in enumerate(touched):
-                        if jj == j:
-                            continue
-                        dr = f" + ({v} < {vv})" if cl.n_dir == 2 else ""
-                        self.emit(f"if s.gold[{vv}] == {v}:", 1)
-                        self.emit(f"delta -= UTAB[(ca{j} * NCLS + cb{jj}) * NDIR{dr}] - "
-                                  f"UTAB[(cb{j} * NCLS + cb{jj}) * NDIR{dr}]", 2)
-                self.emit("return delta", 1)
-                self.emit()
+        names = self._case_names(case)
+        touched = self._touched(case, names)
+        self.emit(f"cdef inline int delta_{u}_{c_ix}(St* s, int i0, int i1) noexcept nogil:")
+        self._declare(names, 1, "delta = 0, g, pb, pa, base")
+        if touched:
+            self.emit("cdef int " + ", ".join(f"cb{j}, ca{j}, hs{j}" for j in range(len(touched))), 1)
+        self._bind(case.match, names, 1, check_lengths=False)
+        for j, v in enumerate(touched):
+            self.emit(f"cb{j} = s.cls[{v}]", 1)
+            shift = self._class_shift(case, names, v)
+            if shift is not None:  # only the list changes: a constant step between classes
+                self.emit(f"ca{j} = cb{j} + ({shift})", 1)
+                continue
+            self.emit(f"hs{j} = {self._hs_after(case, names, v)}", 1)
+            self.emit(f"ca{j} = {self._class_after(case, names, v, f'hs{j}')}", 1)
+        for j, v in enumerate(touched):
+            # the arc from the gold head (or the gold root word's own term)
+            self.emit(f"g = s.gold[{v}]", 1)
+            self.emit(f"if {v} != s.root:", 1)
+            self.emit("if g < 0:", 2)
+            self.emit(f"delta += URTAB[ca{j}] - URTAB[cb{j}]", 3)
+            self.emit("else:", 2)
+            self.emit("pb = s.cls[g]", 3)
+            self.emit("pa = pb", 3)
+            for jj, vv in enumerate(touched):
+                if jj != j:
+                    self.emit(f"if g == {vv}:", 3)
+                    self.emit(f"pa = ca{jj}", 4)
+            dr = f" + (g < {v})" if cl.n_dir == 2 else ""
+            self.emit(f"delta += UTAB[(pa * NCLS + ca{j}) * NDIR{dr}] - UTAB[(pb * NCLS + cb{j}) * NDIR{dr}]", 3)
+            # gold dependents, by class: unrolled over the classes t can have here
+            self.emit(f"base = {v} * NCNT", 1)
+            self._children_switch(case, names, v, j)
+            # a dependent that is touched too was counted with its old class: its own term rules
+            for jj, vv in enumerate(touched):
+                if jj == j:
+                    continue
+                dr = f" + ({v} < {vv})" if cl.n_dir == 2 else ""
+                self.emit(f"if s.gold[{vv}] == {v}:", 1)
+                self.emit(f"delta -= UTAB[(ca{j} * NCLS + cb{jj}) * NDIR{dr}] - "
+                          f"UTAB[(cb{j} * NCLS + cb{jj}) * NDIR{dr}]", 2)
+        self.emit("return delta", 1)
+        self.emit()
+
+    def _case_penalty(self, o_ix: int, u: str, c_ix: int, case: ir.Case, preds: list[ir.Pred]) -> None:
+        names = self._case_names(case)
+        self.emit(f"cdef inline bint pen_{o_ix}_{u}_{c_ix}(St* s, int i0, int i1) noexcept nogil:")
+        self.emit('"""A penalty rule marks the action as not optimal."""', 1)
+        self._declare(names, 1)
+        self._bind(case.match, names, 1, check_lengths=False)
+        expr = _Expr(self, names)
+        self.emit(f"return {' or '.join('(' + expr.pred(p) + ')' for p in preds)}", 1)
+        self.emit()
 
     def _possible_classes(self, case: ir.Case, names: dict[str, str], v: str) -> list[int]:
         """Classes bound token ``v`` can have before the case (it sits in its matched list)."""
@@ -1106,10 +1196,73 @@ class KernelGen:
         return expr
 
 
+_INT = re.compile(r"(?<![\w.])\d+(?![\w.])")
+
+
+def skeleton(action: ir.Action) -> tuple:
+    """What decides an action's code apart from its numbers: family, cases, item kinds."""
+    def kinds(items):
+        return tuple(type(i).__name__[0] for i in items)
+
+    return (action.family or action.name, len(action.indexes),
+            tuple((tuple(kinds(m.items) for m in c.match), tuple(kinds(r) for r in c.result)) for c in action.cases))
+
+
+def _affine(values: list[int], indexes: list[tuple[int, ...]], system: str) -> str:
+    """A C expression equal to values[k] at indexes[k] for every k: c, or c + a*i0 (+ b*i1)."""
+    if len(set(values)) == 1:
+        return str(values[0])
+    width = max(len(i) for i in indexes)
+    for use in ([0], [1], [0, 1]):
+        if max(use) >= width:
+            continue
+        rows = [[Fraction(1)] + [Fraction(ix[u]) for u in use] for ix in indexes]
+        coef = _solve(rows, [Fraction(v) for v in values])
+        if coef is None or any(c.denominator != 1 for c in coef):
+            continue
+        if all(sum(c * x for c, x in zip(coef, row)) == v for row, v in zip(rows, values)):
+            text = ""
+            for c, u in zip(coef[1:], use):
+                c = int(c)
+                if c:
+                    sign = "-" if c < 0 else ("+" if text else "")
+                    text += f" {sign} " if text else sign
+                    text += (f"{abs(c)} * " if abs(c) != 1 else "") + f"i{u}"
+            if coef[0]:
+                text += f" {'-' if coef[0] < 0 else '+'} {abs(int(coef[0]))}"
+            return f"({text.strip()})"
+    raise KernelBuildError(f"{system}: a number in a family's code is not affine in its indexes")
+
+
+def _solve(rows: list[list[Fraction]], rhs: list[Fraction]) -> Optional[list[Fraction]]:
+    """Least-squares-free exact solve: Gaussian elimination on independent rows, or None."""
+    m = len(rows[0])
+    basis: list[tuple[list[Fraction], Fraction]] = []
+    for row, v in zip(rows, rhs):
+        r, val = list(row), v
+        for b, bv in basis:
+            p = next(k for k, x in enumerate(b) if x != 0)
+            if r[p] != 0:
+                f = r[p] / b[p]
+                r = [x - f * y for x, y in zip(r, b)]
+                val -= f * bv
+        if any(x != 0 for x in r):
+            basis.append((r, val))
+        if len(basis) == m:
+            break
+    if len(basis) < m:
+        return None
+    coef = [Fraction(0)] * m
+    for b, bv in reversed(basis):
+        p = next(k for k, x in enumerate(b) if x != 0)
+        coef[p] = (bv - sum(b[k] * coef[k] for k in range(p + 1, m))) / b[p]
+    return coef
+
+
 def _is_hex(text: str) -> bool:
     return bool(text) and all(c in "0123456789abcdef" for c in text.lower())
 
 
-def generate(system: ir.System, *, max_tokens: Optional[int] = None) -> Generated:
+def generate(system: ir.System) -> Generated:
     """The kernel source for ``system`` (see :class:`KernelGen`)."""
-    return KernelGen(system, max_tokens=max_tokens).generate()
+    return KernelGen(system).generate()

@@ -28,7 +28,7 @@ class OraclePass:
     stuck_sentences: int
     mismatched_sentences: int
     mismatched_words: int
-    actions: np.ndarray  # action ids taken, all sentences concatenated
+    actions: np.ndarray  # action ids taken, all sentences concatenated (capacity inf: ids of the longest sentence)
     labels: np.ndarray  # label ids (-1: none), aligned with actions
     heads: np.ndarray  # final heads, CoNLL-U numbering, sentences concatenated (-1: none)
 
@@ -54,8 +54,11 @@ class CompiledSystem:
         self.gen = gen
         self.module = module
         self.built = built
-        self.action_names = list(gen.action_names)
+        self.unbounded = system.unbounded
+        self.action_names = list(gen.action_names)  # fixed action sets; per sentence length otherwise
         self.action_ids = {name: k for k, name in enumerate(self.action_names)}
+        self._units = {key: u for u, key in enumerate(gen.unit_keys)}
+        self._tables: dict[int, tuple[list[str], dict[str, int], np.ndarray]] = {}
         self.labels: list[str] = []
         self.label_ids: dict[str, int] = {}
         self._list_names = [d.name for d in system.lists]
@@ -65,7 +68,37 @@ class CompiledSystem:
 
     @property
     def n_actions(self) -> int:
+        """The number of actions (fixed action sets; see :meth:`actions_of` otherwise)."""
         return len(self.action_names)
+
+    def _for_tokens(self, n_tokens: int):
+        """Capacity inf: names, name -> id and the kernel's (unit, i0, i1) table for n tokens."""
+        hit = self._tables.get(n_tokens)
+        if hit is None:
+            from .codegen import skeleton
+
+            actions = self.system.actions_for(max(n_tokens, 1))
+            table = np.zeros(3 * len(actions) + 3, dtype=np.int32)
+            for k, a in enumerate(actions):
+                unit = self._units.get(skeleton(a))
+                if unit is None:
+                    raise UsageError(f"{self.system.name}: action {a.name} has no compiled family")
+                idx = tuple(a.indexes) + (0, 0)
+                table[3 * k:3 * k + 3] = (unit, idx[0], idx[1])
+            names = [a.name for a in actions]
+            hit = self._tables[n_tokens] = (names, {n: k for k, n in enumerate(names)}, table)
+        return hit
+
+    def actions_of(self, state) -> list[str]:
+        """The names of the actions of this configuration's kernel slots, in order."""
+        if not self.unbounded:
+            return self.action_names
+        return self._for_tokens(state.n + (1 if self._has_root else 0))[0]
+
+    def _ids(self, state) -> dict[str, int]:
+        if not self.unbounded:
+            return self.action_ids
+        return self._for_tokens(state.n + (1 if self._has_root else 0))[1]
 
     def label_id(self, label: Optional[str]) -> int:
         """The id of a label (new labels get the next id); -1 for None."""
@@ -80,9 +113,13 @@ class CompiledSystem:
     # ---- the interpreter's API ----------------------------------------------------
     def initial(self, n: int):
         try:
-            return self.module.new_state(n)
+            state = self.module.new_state(n)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        if self.unbounded:
+            names, _, table = self._for_tokens(n + (1 if self._has_root else 0))
+            self.module.set_actions(state, table, table.ctypes.data, len(names))
+        return state
 
     def copy(self, state):
         return self.module.copy_state(state)
@@ -92,10 +129,11 @@ class CompiledSystem:
 
     def legal(self, state) -> list[str]:
         mask = self.legal_mask(state)
-        return [self.action_names[k] for k in np.flatnonzero(mask)]
+        names = self.actions_of(state)
+        return [names[k] for k in np.flatnonzero(mask)]
 
     def is_legal(self, state, name: str) -> bool:
-        k = self.action_ids.get(name.split(":", 1)[0])
+        k = self._ids(state).get(name.split(":", 1)[0])
         return k is not None and bool(self.legal_mask(state)[k])
 
     def apply(self, state, name: str, label: Optional[str] = None) -> None:
@@ -107,7 +145,7 @@ class CompiledSystem:
         base, sep, inline = name.partition(":")
         if sep and label is None:
             label = inline
-        k = self.action_ids.get(base)
+        k = self._ids(state).get(base)
         if k is None:
             raise UsageError(f"unknown action {base!r} for {self.system.name}")
         r = self.module.apply(state, k, self.label_id(label))
@@ -159,7 +197,7 @@ class CompiledSystem:
     # ---- batch operations -----------------------------------------------------------
     def legal_mask(self, state, out: Optional[np.ndarray] = None) -> np.ndarray:
         """uint8 mask of the legal actions (GIL released)."""
-        out = _buffer(out, self.n_actions, np.uint8)
+        out = _buffer(out, self.module.n_actions(state), np.uint8)
         self.module.legal_mask(state, out.ctypes.data)
         return out
 
@@ -185,7 +223,7 @@ class CompiledSystem:
     def costs(self, state, out: Optional[np.ndarray] = None, *, oracle: Optional[str] = None,
               loss: Optional[str] = None) -> np.ndarray:
         """int32 cost of every action under the attached gold tree (:data:`ILLEGAL`: not legal)."""
-        out = _buffer(out, self.n_actions, np.int32)
+        out = _buffer(out, self.module.n_actions(state), np.int32)
         try:
             self.module.costs(state, self.loss_index(oracle, loss), out.ctypes.data)
         except ValueError as exc:
@@ -195,7 +233,8 @@ class CompiledSystem:
     def costs_dict(self, state, **kw) -> dict[str, int]:
         """{legal action: cost}, in action order (as :meth:`FastOracle.costs`)."""
         arr = self.costs(state, **kw)
-        return {self.action_names[k]: int(c) for k, c in enumerate(arr) if c != ILLEGAL}
+        names = self.actions_of(state)
+        return {names[k]: int(c) for k, c in enumerate(arr) if c != ILLEGAL}
 
     def loss(self, state, *, oracle: Optional[str] = None, loss: Optional[str] = None) -> int:
         return self.module.loss(state, self.loss_index(oracle, loss))
@@ -241,6 +280,11 @@ class CompiledSystem:
         tb = heads if isinstance(heads, Treebank) else self.pack(heads, labels, n_labels)
         n_sent = len(tb.offsets) - 1
         cap = int(4 * (len(tb.heads) + n_sent) + 16)
+        table, nact = None, 0
+        if self.unbounded:
+            longest = int(np.diff(tb.offsets).max()) if n_sent else 0
+            names, _, table = self._for_tokens(longest + (1 if self._has_root else 0))
+            nact = len(names)
         while True:
             acts = np.empty(cap, dtype=np.int32)
             labs = np.empty(cap, dtype=np.int32)
@@ -249,7 +293,8 @@ class CompiledSystem:
                 T, stuck, bad_s, bad_w, overflow = self.module.oracle_pass(
                     tb.heads.ctypes.data, tb.offsets.ctypes.data, n_sent,
                     tb.labels.ctypes.data if tb.n_labels else 0, tb.n_labels, ol,
-                    acts.ctypes.data, labs.ctypes.data, cap, out_heads.ctypes.data)
+                    acts.ctypes.data, labs.ctypes.data, cap, out_heads.ctypes.data,
+                    0 if table is None else table.ctypes.data, nact)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             if not overflow:
