@@ -377,7 +377,7 @@ class KernelGen:
         for name, value in (
             ("NLX", max(nl, 1)), ("NGFX", max(len(s.global_flags), 1)), ("NTFX", max(len(s.token_flags), 1)),
             ("MULTI", int(s.multihead)), ("WORK_PER_TOKEN", 7), ("N_ACTIONS", len(self.units)),
-            ("UNBOUNDED", int(s.unbounded)),
+            ("UNBOUNDED", int(s.unbounded)), ("USES_POS", int(self._uses_pos())),
             ("N_LOSSES", len(self.losses)), ("INCREMENTAL", int(cl is not None)),
             ("NCLS", cl.count if cl else 1), ("NDIR", cl.n_dir if cl else 1),
             ("NCNT", cl.count * cl.n_dir if cl else 0),
@@ -393,7 +393,12 @@ class KernelGen:
         self._initial()
         self._terminal()
         self._classes_and_losses()
+        self._pending_tables: list[tuple[str, list[int]]] = []
         self._actions()
+        for name, values in self._pending_tables:
+            self.emit(f"cdef signed char {name}[{len(values)}]")
+            self._table_init(name, values)
+            self.emit()
         self._cost_functions()
         self.out.append(resources.files("tsdsl.kernels").joinpath("_api.pyx.in").read_text("utf-8"))
         source = "\n".join(self.out).rstrip() + "\n"
@@ -421,10 +426,9 @@ class KernelGen:
         self.emit("cdef int t, m, k", 1)
         root = {"left": "0", "right": "n + 1", "none": "-1"}[s.root]
         self.emit(f"s.root = {root}", 1)
-        self.emit("for t in range(s.ntok):", 1)
-        self.emit("s.head[t] = -1", 2)
-        self.emit("s.lab[t] = -1", 2)
-        self.emit("s.where[t] = -1", 2)
+        self.emit("memset(s.head, 0xFF, s.ntok * sizeof(int))  # every byte 0xFF: -1", 1)
+        self.emit("memset(s.lab, 0xFF, s.ntok * sizeof(int))", 1)
+        self.emit("memset(s.where, 0xFF, s.ntok)", 1)
         for k, (name, default) in enumerate(s.token_flags):
             self.emit(f"memset(s.tflag + {k} * s.ntok, {int(bool(default))}, s.ntok)", 1)
         for k, (name, default) in enumerate(s.global_flags):
@@ -717,8 +721,22 @@ class KernelGen:
             touched = self._touched(case, names)
             if touched:
                 self.emit("if s.gold != NULL:", 1)
+                bits = self.classes.n_flag_bits
                 for v in touched:
-                    self.emit(f"st_reclass(s, {v})", 2)
+                    shift = self._class_shift(case, names, v)
+                    var = next(k for k, n in names.items() if n == v)
+                    flags_set = any(st.var == var and st.flag in self.classes.flags for st in case.sets)
+                    if shift is not None:
+                        self.emit(f"st_reclass_to(s, {v}, s.cls[{v}] + ({shift}))", 2)
+                    elif self._hs_options(case, names, v) == [1, 2] and not flags_set:
+                        # it got a head: gold (1) or not (2); list known, flags unchanged
+                        w = self._where_after(case, names, v) + 1
+                        hs = f"(1 if s.head[{v}] == s.gold[{v}] else 2)"
+                        mask = (1 << bits) - 1
+                        self.emit(f"st_reclass_to(s, {v}, ((({w} * 3 + {hs}) << {bits}) | (s.cls[{v}] & {mask})))",
+                                  2)
+                    else:
+                        self.emit(f"st_reclass(s, {v})", 2)
         self.emit("pass", 1)
         self.emit()
 
@@ -784,13 +802,14 @@ class KernelGen:
                 self.emit(f"cdef int sp{j}_at = sp, sp{j}_n = m", 1)
                 self.emit("sp += m", 1)
                 saved[it] = j
-        # 2. tokens that move lose their place
+        # 2. tokens that leave every list lose their place (pushed ones get a new one)
         for k, m in enumerate(case.match):
             for it in m.items:
                 if stays(k, it):
                     continue
                 if isinstance(it, ir.Tok):
-                    self.emit(f"s.where[{names[it.var]}] = -1", 1)
+                    if it not in used:
+                        self.emit(f"s.where[{names[it.var]}] = -1", 1)
                 elif isinstance(it, ir.Block):
                     b = names["#" + it.var]
                     self.emit(f"for i in range({b}, {b} + {int(it.length)}):", 1)
@@ -876,6 +895,9 @@ class KernelGen:
             self.emit("cdef inline void st_reclass(St* s, int t) noexcept nogil:")
             self.emit("pass", 1)
             self.emit()
+            self.emit("cdef inline void st_reclass_to(St* s, int t, int new) noexcept nogil:")
+            self.emit("pass", 1)
+            self.emit()
         for ol, (oracle, loss) in enumerate(self.losses):
             self._loss_function(ol, oracle, loss)
         self.emit("cdef int loss_of(St* s, int ol) noexcept nogil:")
@@ -884,6 +906,19 @@ class KernelGen:
             self.emit(f"return loss_{ol}(s)", 2)
         self.emit("return 0", 1)
         self.emit()
+
+    def _uses_pos(self) -> bool:
+        """Whether any guard, flag value or oracle rule reads ``pos(...)`` (else slots go unkept)."""
+        preds: list = [self.sys.terminal.guard]
+        for a in self.actions:
+            for c in a.cases:
+                preds.append(c.full_guard)
+                preds.extend(st.value for st in c.sets)
+        for o in self.sys.oracles:
+            if o.reach is not None:
+                preds.append(o.reach[3])
+            preds.extend(p for _, p in o.penalties)
+        return any("pos(" in ir.pred_text(p) for p in preds)
 
     def _all_incremental_losses(self) -> bool:
         return all(self._is_incremental(k) for k in range(len(self.losses)))
@@ -917,7 +952,7 @@ class KernelGen:
                     self.emit("return c", 2)
                 self.emit("return ILLEGAL", 1)
                 self.emit()
-            self.emit(f"cdef void all_costs_{ol}(St* s, St* tmp, int* out) noexcept nogil:")
+            self.emit(f"cdef inline void all_costs_{ol}(St* s, St* tmp, int* out) noexcept nogil:")
             self.emit(f"cdef int base = {'0' if inc else f'loss_{ol}(s)'}", 1)
             if self.sys.unbounded:
                 self.emit("cdef int a, g, i0, i1", 1)
@@ -935,7 +970,7 @@ class KernelGen:
                 for a_ix in range(n):
                     self.emit(f"out[{a_ix}] = c{a_ix}", 1)
             self.emit()
-        self.emit("cdef void all_costs_nt(St* s, St* tmp, int ol, int* out) noexcept nogil:")
+        self.emit("cdef inline void all_costs_nt(St* s, St* tmp, int ol, int* out) noexcept nogil:")
         self.emit('"""Cost of every action under the attached gold tree (s not terminal; ILLEGAL: not legal)."""', 1)
         for ol in range(len(self.losses)):
             self.emit(f"if ol == {ol}:", 1)
@@ -965,14 +1000,22 @@ class KernelGen:
         self.emit(f"s.cnt[g * NCNT{dr} + old] -= 1", 3)
         self.emit(f"s.cnt[g * NCNT{dr} + new] += 1", 3)
         self.emit()
+        self.emit("cdef inline void st_reclass_to(St* s, int t, int new) noexcept nogil:")
+        self.emit('"""t\'s new class is known (the sentinel count row absorbs tokens without gold head)."""', 1)
+        self.emit("cdef int old = s.cls[t], g = s.gpar[t]", 1)
+        self.emit("s.cls[t] = new", 1)
+        self.emit(f"s.cnt[g * NCNT{dr} + old] -= 1", 1)
+        self.emit(f"s.cnt[g * NCNT{dr} + new] += 1", 1)
+        self.emit()
         oracle, loss = self.losses[0]
         positive, hv, dv, pred = oracle.reach
         utab = self._u_table(positive, pred, hv, dv)
+        # the sentinel head class NCLS: the gold root word's own term, for either order
+        rtab = self._root_table(loss.bound)
+        utab += [v for v in rtab for _ in range(cl.n_dir)]
+        self._utab = utab
         self.emit(f"cdef signed char UTAB[{len(utab)}]")
         self._table_init("UTAB", utab)
-        rtab = self._root_table(loss.bound)
-        self.emit(f"cdef signed char URTAB[{len(rtab)}]")
-        self._table_init("URTAB", rtab)
         self.emit()
 
     def _table_init(self, name: str, values: list[int]) -> None:
@@ -1044,20 +1087,29 @@ class KernelGen:
             self.emit(f"hs{j} = {self._hs_after(case, names, v)}", 1)
             self.emit(f"ca{j} = {self._class_after(case, names, v, f'hs{j}')}", 1)
         for j, v in enumerate(touched):
-            # the arc from the gold head (or the gold root word's own term)
-            self.emit(f"g = s.gold[{v}]", 1)
-            self.emit(f"if {v} != s.root:", 1)
-            self.emit("if g < 0:", 2)
-            self.emit(f"delta += URTAB[ca{j}] - URTAB[cb{j}]", 3)
-            self.emit("else:", 2)
-            self.emit("pb = s.cls[g]", 3)
-            self.emit("pa = pb", 3)
-            for jj, vv in enumerate(touched):
-                if jj != j:
-                    self.emit(f"if g == {vv}:", 3)
-                    self.emit(f"pa = ca{jj}", 4)
+            # the arc from the gold head; "no gold head" is the sentinel class NCLS, whose
+            # row holds the gold root word's own term (the root token's is always 0)
+            self.emit(f"g = s.gpar[{v}]", 1)
+            self.emit("pb = s.cls[g]", 1)
+            others = [(jj, vv) for jj, vv in enumerate(touched) if jj != j]
             dr = f" + (g < {v})" if cl.n_dir == 2 else ""
-            self.emit(f"delta += UTAB[(pa * NCLS + ca{j}) * NDIR{dr}] - UTAB[(pb * NCLS + cb{j}) * NDIR{dr}]", 3)
+            shift = self._class_shift(case, names, v)
+            arc_dep = self._hs_options(case, names, v) == [1, 2] and not any(
+                st.var == next(k for k, n in names.items() if n == v) and st.flag in cl.flags for st in case.sets)
+            if not others and shift is not None and cl.n_dir == 1:
+                # one lookup: the difference is tabulated per (gold head class, class before)
+                table = self._shift_table(shift)
+                self.emit(f"delta += {table}[pb * NCLS + cb{j}]", 1)
+            elif not others and arc_dep and cl.n_dir == 1:
+                # the token gets a head: tabulated per (gold head class, class before, gold head or not)
+                table = self._arc_table(self._where_after(case, names, v))
+                self.emit(f"delta += {table}[(pb * NCLS + cb{j}) * 2 + hs{j} - 1]", 1)
+            else:
+                self.emit("pa = pb", 1)
+                for jj, vv in others:
+                    self.emit(f"if g == {vv}:", 1)
+                    self.emit(f"pa = ca{jj}", 2)
+                self.emit(f"delta += UTAB[(pa * NCLS + ca{j}) * NDIR{dr}] - UTAB[(pb * NCLS + cb{j}) * NDIR{dr}]", 1)
             # gold dependents, by class: unrolled over the classes t can have here
             self.emit(f"base = {v} * NCNT", 1)
             self._children_switch(case, names, v, j)
@@ -1115,18 +1167,68 @@ class KernelGen:
                             idx = f"base + {dr * cl.count + k}"
                             terms.append(f"s.cnt[{idx}]" if coef == 1 else f"{coef} * s.cnt[{idx}]")
                 arms.append((hs_a, tuple(terms)))
+            if len({t for _, t in arms}) == 1:  # the head status after does not matter
+                arms = [(None, arms[0][1])]
             if any(t for _, t in arms):
                 groups.setdefault(tuple(arms), []).append(cb)
+        possible = self._possible_classes(case, names, v)
+
+        def value(arms) -> str:
+            # branch-free where the head status after the action decides: a conditional expression
+            if len(arms) == 1:
+                return " + ".join(arms[0][1]) or "0"
+            expr = " + ".join(arms[-1][1]) or "0"
+            for hs_a, terms in reversed(arms[:-1]):
+                expr = f"(({' + '.join(terms) or '0'}) if hs{j} == {hs_a} else ({expr}))"
+            return expr
+
+        if len(groups) == 1 and sorted(next(iter(groups.values()))) == sorted(possible):
+            # the same terms whatever class t has here: no test at all
+            self.emit(f"delta += {value(next(iter(groups)))}", 1)
+            return
         for k, (arms, cbs) in enumerate(groups.items()):
             test = " or ".join(f"cb{j} == {cb}" for cb in cbs)
             self.emit(f"{'if' if k == 0 else 'elif'} {test}:", 1)
-            if len(arms) == 1:
-                self.emit(f"delta += {' + '.join(arms[0][1])}", 2)
-                continue
-            for hs_a, terms in arms:
-                if terms:
-                    self.emit(f"if hs{j} == {hs_a}:", 2)
-                    self.emit(f"delta += {' + '.join(terms)}", 3)
+            self.emit(f"delta += {value(arms)}", 2)
+
+    def _shift_table(self, shift: int) -> str:
+        """The name of a table D[pb * NCLS + cb] = U(pb, cb + shift) - U(pb, cb), emitted once."""
+        cl = self.classes
+        made = self.__dict__.setdefault("_shift_tables", {})
+        if shift not in made:
+            name = f"DSHIFT{len(made)}"
+            made[shift] = name
+            values = []
+            for pb in range(cl.count + 1):
+                for cb in range(cl.count):
+                    ca = cb + shift
+                    ok = 0 <= ca < cl.count
+                    values.append(self._utab[pb * cl.count + ca] - self._utab[pb * cl.count + cb] if ok else 0)
+            self._pending_tables.append((name, values))
+        return made[shift]
+
+    def _where_after(self, case: ir.Case, names: dict[str, str], v: str) -> int:
+        var = next(k for k, n in names.items() if n == v)
+        return next((k for k, items in enumerate(case.result) for it in items
+                     if isinstance(it, ir.Tok) and it.var == var), -1)
+
+    def _arc_table(self, where_after: int) -> str:
+        """D[(pb * NCLS + cb) * 2 + hs - 1]: U(pb, cb') - U(pb, cb) when the token moves to list
+        ``where_after`` and gets a head (hs 1: its gold head, 2: another); flags kept."""
+        cl = self.classes
+        made = self.__dict__.setdefault("_arc_tables", {})
+        if where_after not in made:
+            name = f"DARC{len(made)}"
+            made[where_after] = name
+            bits = cl.n_flag_bits
+            values = []
+            for pb in range(cl.count + 1):
+                for cb in range(cl.count):
+                    for hs in (1, 2):
+                        ca = (((where_after + 1) * 3 + hs) << bits) | (cb & ((1 << bits) - 1))
+                        values.append(self._utab[pb * cl.count + ca] - self._utab[pb * cl.count + cb])
+            self._pending_tables.append((name, values))
+        return made[where_after]
 
     def _class_shift(self, case: ir.Case, names: dict[str, str], v: str) -> Optional[int]:
         """When only ``v``'s list changes, the constant difference of its class numbers."""

@@ -9,7 +9,7 @@ arrays and release the GIL: this is also the API a neural parser would call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 import numpy as np
@@ -268,13 +268,15 @@ class CompiledSystem:
         return Treebank(flat, offsets, flat_labels, n_labels)
 
     def oracle_pass(self, heads, labels: Optional[Sequence[Sequence[int]]] = None, n_labels: int = 0, *,
-                    oracle: Optional[str] = None, loss: Optional[str] = None) -> OraclePass:
+                    oracle: Optional[str] = None, loss: Optional[str] = None, copy: bool = True) -> OraclePass:
         """Follow the declared oracle over many sentences (GIL released), see the kernel's
         ``oracle_pass``: at each step every action's legality and cost (every label too
         when ``labels`` and ``n_labels`` are given), the first zero-cost action taken.
 
         ``heads`` is a list of gold head sequences (CoNLL-U numbering) or a
-        :class:`Treebank` from :meth:`pack` (then ``labels`` come from it).
+        :class:`Treebank` from :meth:`pack` (then ``labels`` come from it).  A packed
+        treebank keeps its output buffers between calls; with ``copy=False`` the
+        result's arrays are those buffers, valid until the next pass over it.
         """
         ol = self.loss_index(oracle, loss)
         tb = heads if isinstance(heads, Treebank) else self.pack(heads, labels, n_labels)
@@ -286,9 +288,12 @@ class CompiledSystem:
             names, _, table = self._for_tokens(longest + (1 if self._has_root else 0))
             nact = len(names)
         while True:
-            acts = np.empty(cap, dtype=np.int32)
-            labs = np.empty(cap, dtype=np.int32)
-            out_heads = np.empty(len(tb.heads), dtype=np.int32)
+            bufs = tb.buffers
+            if bufs.get("cap", 0) < cap:
+                bufs.update(cap=cap, acts=np.empty(cap, dtype=np.int32), labs=np.empty(cap, dtype=np.int32),
+                            heads=np.empty(len(tb.heads), dtype=np.int32))
+            cap = bufs["cap"]
+            acts, labs, out_heads = bufs["acts"], bufs["labs"], bufs["heads"]
             try:
                 T, stuck, bad_s, bad_w, overflow = self.module.oracle_pass(
                     tb.heads.ctypes.data, tb.offsets.ctypes.data, n_sent,
@@ -298,6 +303,10 @@ class CompiledSystem:
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             if not overflow:
+                if not tb.n_labels:
+                    labs[:T] = -1
+                if copy:
+                    return OraclePass(T, stuck, bad_s, bad_w, acts[:T].copy(), labs[:T].copy(), out_heads.copy())
                 return OraclePass(T, stuck, bad_s, bad_w, acts[:T], labs[:T], out_heads)
             cap = 2 * T + 16
 
@@ -310,6 +319,7 @@ class Treebank:
     offsets: np.ndarray
     labels: Optional[np.ndarray]
     n_labels: int
+    buffers: dict = field(default_factory=dict, compare=False, repr=False)  # reused output arrays
 
     @property
     def words(self) -> int:
