@@ -85,7 +85,7 @@ class _Expr:
         try:
             return self.names[v]
         except KeyError:
-            raise KernelBuildError(f"internal: unbound variable in generated code") from None
+            raise KernelBuildError(f"internal: variable {v!r} is not bound in generated code") from None
 
     def pred(self, p: ir.Pred) -> str:
         g = self.g
@@ -644,15 +644,12 @@ class KernelGen:
                 self.emit(f"apply_{u}_{c}(s, label, {args})", 3)
 
         def arc_of(u, action, args):
-            done = False
             for c, case in enumerate(action.cases):
                 if any(o.labeled for o in case.arcs):
                     self.emit(f"if valid_{u}_{c}(s, {args}):", 2)
                     self.emit(f"arcof_{u}_{c}(s, h, d, {args})", 3)
                     self.emit("return 1", 3)
-                    done = True
             self.emit("return 0", 2)
-            del done
 
         self._dispatch("cdef bint valid_nt(St* s, int a) noexcept nogil:", "Whether action a applies (s not terminal).",
                        valid, "return 0")
@@ -669,13 +666,6 @@ class KernelGen:
         self.emit("cdef inline bint labeled_of(St* s, int a) noexcept nogil:")
         self.emit(f"return LABELED[{'s.atab[3 * a]' if self.sys.unbounded else 'a'}]", 1)
         self.emit()
-
-    def _max_vars(self) -> int:
-        most = 1
-        for a in self.actions:
-            for c in a.cases:
-                most = max(most, len(self._case_names(c)))
-        return most
 
     def _case_valid(self, a_ix: str, c_ix: int, case: ir.Case) -> None:
         names = self._case_names(case)
@@ -867,7 +857,6 @@ class KernelGen:
             if names[var] not in out:
                 out.append(names[var])
 
-        lists = [m.list for m in case.match]
         where_before = {it.var: k for k, m in enumerate(case.match) for it in m.items if isinstance(it, ir.Tok)}
         where_after = {it.var: k for k, items in enumerate(case.result) for it in items if isinstance(it, ir.Tok)}
         for var, k in where_before.items():
@@ -880,7 +869,6 @@ class KernelGen:
         for st in case.sets:
             if st.var is not None and self.classes is not None and st.flag in self.classes.flags:
                 add(st.var)
-        del lists
         return out
 
     # ---- oracles -------------------------------------------------------------------
@@ -1025,7 +1013,6 @@ class KernelGen:
         self.emit("]")
 
     def _loss_function(self, ol: int, oracle: ir.Oracle, loss: ir.LossExpr) -> None:
-        s = self.sys
         positive, hv, dv, pred = oracle.reach
         names = {hv: "h", dv: "d"}
         expr = _Expr(self, names)
@@ -1061,7 +1048,6 @@ class KernelGen:
             total.append({"unreachable": "lost", "cycles": "cyc", "problematic_cycles": "prob"}[t])
         self.emit(f"return {' + '.join(total)}", 1)
         self.emit()
-        del s
 
     def _case_delta(self, u: str, c_ix: int, case: ir.Case) -> None:
         """The change of the unreachable count when the case applies, from the touched tokens only.
