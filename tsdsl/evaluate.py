@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
-from .conllu import Sentence, read_conllu
-from .errors import TsdslError, UsageError
+from .conllu import ConlluError, Sentence, read_conllu
+from .errors import UsageError
 
 __all__ = [
     "LENGTH_BINS", "MismatchError", "PrecisionRecall", "Ratio", "Scores", "check_aligned", "crossing_arcs", "evaluate",
@@ -47,14 +47,8 @@ LENGTH_BINS: tuple[tuple[str, int, Optional[int]], ...] = (
 """(name, shortest, longest or None) of each arc-length bin."""
 
 
-class MismatchError(TsdslError):
+class MismatchError(ConlluError):
     """Gold and predicted files do not line up; ``str()`` is ``file:line: message``."""
-
-    def __init__(self, file: str, line: int, message: str):
-        self.file = file
-        self.line = line
-        self.message = message
-        super().__init__(f"{file}:{line}: {message}")
 
 
 @dataclass(frozen=True)
