@@ -19,8 +19,6 @@ as :class:`tsdsl.oracle.FastOracle` defines it.
 from __future__ import annotations
 
 import hashlib
-import re
-from fractions import Fraction
 from dataclasses import dataclass
 from importlib import resources
 from typing import Optional
@@ -28,6 +26,8 @@ from typing import Optional
 from .. import __version__, ir
 from ..errors import KernelBuildError
 from ..verify.loss import is_monotonic
+from .classes import Classes, eval_local, local_features
+from .families import INT, affine, skeleton
 
 GENERATOR_VERSION = "1"
 
@@ -148,91 +148,6 @@ class _Expr:
         raise KernelBuildError(f"internal: no code for term {type(t).__name__}")
 
 
-# ---- incremental ("local") oracles ---------------------------------------------------
-
-_LOCAL_ATOMS = (ir.InList, ir.HasHead, ir.IsRoot, ir.TokenFlag, ir.Cmp, ir.Const, ir.Not, ir.All, ir.Any_)
-
-
-@dataclass(frozen=True)
-class _Classes:
-    """Token classes of an incremental oracle: (where, head status, flag bits, is-root)."""
-
-    n_lists: int
-    flags: tuple[str, ...]
-    uses_root: bool
-    uses_order: bool
-
-    @property
-    def n_flag_bits(self) -> int:
-        return len(self.flags) + (1 if self.uses_root else 0)
-
-    @property
-    def count(self) -> int:
-        return (self.n_lists + 1) * 3 * (1 << self.n_flag_bits)
-
-    @property
-    def n_dir(self) -> int:
-        return 2 if self.uses_order else 1
-
-    def decode(self, c: int) -> tuple[int, int, tuple[bool, ...], bool]:
-        bits = c & ((1 << self.n_flag_bits) - 1)
-        rest = c >> self.n_flag_bits
-        where, hs = rest // 3 - 1, rest % 3
-        flags = tuple(bool(bits >> (self.n_flag_bits - 1 - k) & 1) for k in range(len(self.flags)))
-        is_root = bool(bits & 1) if self.uses_root else False
-        return where, hs, flags, is_root
-
-
-def _local_features(p: ir.Pred, hv: str, dv: str, acc: dict) -> bool:
-    """Whether ``p`` only looks at the two ends of the arc; collects the features it uses."""
-    if isinstance(p, ir.Const):
-        return True
-    if isinstance(p, (ir.Not,)):
-        return _local_features(p.item, hv, dv, acc)
-    if isinstance(p, (ir.All, ir.Any_)):
-        return all(_local_features(i, hv, dv, acc) for i in p.items)
-    if isinstance(p, ir.InList):
-        return isinstance(p.term, ir.TVar) and p.term.var in (hv, dv)
-    if isinstance(p, ir.HasHead):
-        return p.var in (hv, dv)
-    if isinstance(p, ir.IsRoot):
-        acc["root"] = True
-        return p.var in (hv, dv)
-    if isinstance(p, ir.TokenFlag):
-        acc.setdefault("flags", set()).add(p.flag)
-        return p.var in (hv, dv)
-    if isinstance(p, ir.Cmp):
-        ok = (isinstance(p.left, ir.TVar) and isinstance(p.right, ir.TVar)
-              and {p.left.var, p.right.var} == {hv, dv} and p.op in ("<", ">", "<=", ">=", "!=", "=="))
-        acc["order"] = True
-        return ok
-    return False
-
-
-def _eval_local(p: ir.Pred, feats: dict[str, dict]) -> bool:
-    """Evaluate a local predicate on abstract features {var: {where, hs, flags, root, rank}}."""
-    if isinstance(p, ir.Const):
-        return p.value
-    if isinstance(p, ir.Not):
-        return not _eval_local(p.item, feats)
-    if isinstance(p, ir.All):
-        return all(_eval_local(i, feats) for i in p.items)
-    if isinstance(p, ir.Any_):
-        return any(_eval_local(i, feats) for i in p.items)
-    if isinstance(p, ir.InList):
-        return feats[p.term.var]["where"] == feats["$lists"][p.list]
-    if isinstance(p, ir.HasHead):
-        return feats[p.var]["hs"] != 0
-    if isinstance(p, ir.IsRoot):
-        return feats[p.var]["root"]
-    if isinstance(p, ir.TokenFlag):
-        return feats[p.var]["flags"][p.flag]
-    if isinstance(p, ir.Cmp):
-        a, b = feats[p.left.var]["rank"], feats[p.right.var]["rank"]
-        return {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "!=": a != b, "==": a == b}[p.op]
-    raise TypeError(p)
-
-
 # ---- the generator -------------------------------------------------------------------
 
 
@@ -288,14 +203,14 @@ class KernelGen:
         return lines[line - 1]
 
     # ---- incremental oracle analysis -------------------------------------------------
-    def _incremental_classes(self) -> Optional[_Classes]:
+    def _incremental_classes(self) -> Optional[Classes]:
         """Classes for the first oracle when its rule is local and every case keeps rests in place."""
         if not self.losses or self.sys.multihead:
             return None
         oracle = self.losses[0][0]
         positive, hv, dv, pred = oracle.reach
         acc: dict = {}
-        if not _local_features(pred, hv, dv, acc):
+        if not local_features(pred, hv, dv, acc):
             return None
         flags = tuple(sorted(acc.get("flags", ())))
         for a in self.actions:
@@ -305,7 +220,7 @@ class KernelGen:
                 for st in case.sets:
                     if st.var is not None and st.flag in flags and not isinstance(st.value, ir.Const):
                         return None
-        return _Classes(len(self.sys.lists), flags, bool(acc.get("root")), bool(acc.get("order")))
+        return Classes(len(self.sys.lists), flags, bool(acc.get("root")), bool(acc.get("order")))
 
     @staticmethod
     def _rests_stay(case: ir.Case) -> bool:
@@ -345,7 +260,7 @@ class KernelGen:
                              "rank": rank_d},
                         "$lists": lists,
                     }
-                    ok = _eval_local(pred, feats)
+                    ok = eval_local(pred, feats)
                     table.append(int(ok != positive))
         return table
 
@@ -587,19 +502,19 @@ class KernelGen:
             self._unit_functions(u, a)
             texts.append(self.out)
             self.out = saved
-        shapes = {tuple(_INT.sub("#", line) for line in t) for t in texts}
+        shapes = {tuple(INT.sub("#", line) for line in t) for t in texts}
         if len(shapes) != 1:
             raise KernelBuildError(f"{self.sys.name}: the actions of family {members[0].family} differ in shape")
         shape = texts[0]
-        numbers = [[[int(m.group()) for m in _INT.finditer(line)] for line in t] for t in texts]
+        numbers = [[[int(m.group()) for m in INT.finditer(line)] for line in t] for t in texts]
         idx = [a.indexes for a in members]
         out = []
         for li, line in enumerate(shape):
             pieces, last = [], 0
-            for k, m in enumerate(_INT.finditer(line)):
+            for k, m in enumerate(INT.finditer(line)):
                 values = [numbers[j][li][k] for j in range(len(members))]
                 pieces.append(line[last:m.start()])
-                pieces.append(_affine(values, idx, self.sys.name))
+                pieces.append(affine(values, idx, self.sys.name))
                 last = m.end()
             pieces.append(line[last:])
             out.append("".join(pieces))
@@ -1131,7 +1046,7 @@ class KernelGen:
         cl = self.classes
         oracle = self.losses[0][0]
         positive, hv, dv, pred = oracle.reach
-        utab = self._utab_cache = getattr(self, "_utab_cache", None) or self._u_table(positive, pred, hv, dv)
+        utab = self._utab  # made by _class_function, before any action
 
         def u(ch, cd, dr):
             return utab[(ch * cl.count + cd) * cl.n_dir + dr]
@@ -1282,69 +1197,6 @@ class KernelGen:
         if cl.uses_root:
             expr = f"({expr} * 2 + ({v} == s.root))"
         return expr
-
-
-_INT = re.compile(r"(?<![\w.])\d+(?![\w.])")
-
-
-def skeleton(action: ir.Action) -> tuple:
-    """What decides an action's code apart from its numbers: family, cases, item kinds."""
-    def kinds(items):
-        return tuple(type(i).__name__[0] for i in items)
-
-    return (action.family or action.name, len(action.indexes),
-            tuple((tuple(kinds(m.items) for m in c.match), tuple(kinds(r) for r in c.result)) for c in action.cases))
-
-
-def _affine(values: list[int], indexes: list[tuple[int, ...]], system: str) -> str:
-    """A C expression equal to values[k] at indexes[k] for every k: c, or c + a*i0 (+ b*i1)."""
-    if len(set(values)) == 1:
-        return str(values[0])
-    width = max(len(i) for i in indexes)
-    for use in ([0], [1], [0, 1]):
-        if max(use) >= width:
-            continue
-        rows = [[Fraction(1)] + [Fraction(ix[u]) for u in use] for ix in indexes]
-        coef = _solve(rows, [Fraction(v) for v in values])
-        if coef is None or any(c.denominator != 1 for c in coef):
-            continue
-        if all(sum(c * x for c, x in zip(coef, row)) == v for row, v in zip(rows, values)):
-            text = ""
-            for c, u in zip(coef[1:], use):
-                c = int(c)
-                if c:
-                    sign = "-" if c < 0 else ("+" if text else "")
-                    text += f" {sign} " if text else sign
-                    text += (f"{abs(c)} * " if abs(c) != 1 else "") + f"i{u}"
-            if coef[0]:
-                text += f" {'-' if coef[0] < 0 else '+'} {abs(int(coef[0]))}"
-            return f"({text.strip()})"
-    raise KernelBuildError(f"{system}: a number in a family's code is not affine in its indexes")
-
-
-def _solve(rows: list[list[Fraction]], rhs: list[Fraction]) -> Optional[list[Fraction]]:
-    """Least-squares-free exact solve: Gaussian elimination on independent rows, or None."""
-    m = len(rows[0])
-    basis: list[tuple[list[Fraction], Fraction]] = []
-    for row, v in zip(rows, rhs):
-        r, val = list(row), v
-        for b, bv in basis:
-            p = next(k for k, x in enumerate(b) if x != 0)
-            if r[p] != 0:
-                f = r[p] / b[p]
-                r = [x - f * y for x, y in zip(r, b)]
-                val -= f * bv
-        if any(x != 0 for x in r):
-            basis.append((r, val))
-        if len(basis) == m:
-            break
-    if len(basis) < m:
-        return None
-    coef = [Fraction(0)] * m
-    for b, bv in reversed(basis):
-        p = next(k for k, x in enumerate(b) if x != 0)
-        coef[p] = (bv - sum(b[k] * coef[k] for k in range(p + 1, m))) / b[p]
-    return coef
 
 
 def _is_hex(text: str) -> bool:

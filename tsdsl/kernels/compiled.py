@@ -75,7 +75,7 @@ class CompiledSystem:
         """Capacity inf: names, name -> id and the kernel's (unit, i0, i1) table for n tokens."""
         hit = self._tables.get(n_tokens)
         if hit is None:
-            from .codegen import skeleton
+            from .families import skeleton
 
             actions = self.system.actions_for(max(n_tokens, 1))
             table = np.zeros(3 * len(actions) + 3, dtype=np.int32)
