@@ -594,7 +594,7 @@ class KernelGen:
     def _case_apply(self, a_ix: str, c_ix: int, case: ir.Case) -> None:
         names = self._case_names(case)
         s = self.sys
-        self.emit(f"cdef void apply_{a_ix}_{c_ix}(St* s, int label, int i0, int i1) noexcept nogil:")
+        self.emit(f"cdef inline void apply_{a_ix}_{c_ix}(St* s, int label, int i0, int i1) noexcept nogil:")
         self._declare(names, 1, "i, sp, m")
         self._bind(case.match, names, 1, check_lengths=False)
         expr = _Expr(self, names)
