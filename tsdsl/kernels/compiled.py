@@ -18,6 +18,7 @@ from .. import ir
 from ..errors import OracleError, UsageError
 from ..trees import Tree
 from .codegen import Generated
+from .families import skeleton
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,6 @@ class CompiledSystem:
         """Capacity inf: names, name -> id and the kernel's (unit, i0, i1) table for n tokens."""
         hit = self._tables.get(n_tokens)
         if hit is None:
-            from .families import skeleton
-
             actions = self.system.actions_for(max(n_tokens, 1))
             table = np.zeros(3 * len(actions) + 3, dtype=np.int32)
             for k, a in enumerate(actions):
