@@ -197,12 +197,20 @@ def import_compiler():
     return compile_system, ""
 
 
-def measure_compiled(name: str, corpus: Corpus, runs: int, passes: int, compile_system) -> list[Row]:
+def gold_heads(name: str, corpus: Corpus):
+    """The sentences a system is measured on (projective ones for projective systems) and
+    their gold heads as int32 arrays."""
     import numpy as np
 
     system = load_system(ROOT / "systems" / f"{name}.ts")
     idx = subset(corpus, system.covers in ("projective", "projective-dag"))
-    heads = [np.asarray(corpus.heads[i], dtype=np.int32) for i in idx]
+    return idx, [np.asarray(corpus.heads[i], dtype=np.int32) for i in idx]
+
+
+def measure_compiled(name: str, corpus: Corpus, runs: int, passes: int, compile_system) -> list[Row]:
+    import numpy as np
+
+    idx, heads = gold_heads(name, corpus)
     vocab = {lab: k for k, lab in enumerate(sorted({lab for i in idx for lab in corpus.labels[i]}))}
     labels = [np.asarray([vocab[lab] for lab in corpus.labels[i]], dtype=np.int32) for i in idx]
     words = sum(len(h) for h in heads)
@@ -302,18 +310,15 @@ def measure_paired(corpus: Corpus, runs: int, passes: int, tmp: Path, compile_sy
     """The compiled arc-eager kernel and the C O(1) reference in alternating runs (kernel run,
     C run, kernel run, ...), so that both see the same machine: on a shared machine the speed
     of a core drifts between minutes, and separate measurements can differ by a third."""
-    import numpy as np
-
     rows = [Row("arc-eager", "tsdsl compiled (paired)"), Row("arc-eager", "C reference, O(1) (paired)")]
     exe, binary = tmp / "oracle_c", tmp / "data.bin"
     if not exe.exists() or not binary.exists() or compile_system is None:
         for r in rows:
             r.skipped = "needs the C reference and the compiled kernel"
         return rows
-    system = load_system(ROOT / "systems" / "arc-eager.ts")
-    idx = subset(corpus, system.covers in ("projective", "projective-dag"))
+    idx, heads = gold_heads("arc-eager", corpus)
     ks = compile_system(str(ROOT / "systems" / "arc-eager.ts"))
-    packed = ks.pack([np.asarray(corpus.heads[i], dtype=np.int32) for i in idx])
+    packed = ks.pack(heads)
     progress(f"  paired: {runs} alternating runs of {passes} passes each")
     ks.oracle_pass(packed, copy=False)  # warm-up
     kernel, c_times = [], []

@@ -153,7 +153,7 @@ def test_concurrent_compiles_of_one_spec_both_succeed(tmp_path):
 
 
 def test_failed_build_names_the_generated_file_and_the_error(tmp_path):
-    bad = Generated(source="cdef int f(:\n    pass\n", digest="x", action_names=(), labeled=(), losses=(),
+    bad = Generated(source="cdef int f(:\n    pass\n", digest="x", action_names=(), losses=(),
                     incremental=())
     with pytest.raises(KernelBuildError) as err:
         build(bad, tmp_path)

@@ -53,7 +53,6 @@ class Generated:
     source: str
     digest: str
     action_names: tuple[str, ...]
-    labeled: tuple[bool, ...]
     losses: tuple[tuple[str, str], ...]  # (oracle name, loss name) per loss index
     incremental: tuple[bool, ...]  # per loss index: cost computed incrementally
     unit_keys: tuple = ()  # capacity-inf systems: the skeleton of each family unit (see ``skeleton``)
@@ -321,7 +320,6 @@ class KernelGen:
         return Generated(
             source=source, digest=digest,
             action_names=() if s.unbounded else tuple(a.name for a in self.actions),
-            labeled=tuple(a.labeled for a, _ in self.units),
             losses=tuple((o.name, l.name) for o, l in self.losses),
             incremental=tuple(self._is_incremental(k) for k in range(len(self.losses))),
             unit_keys=tuple(key for _, key in self.units) if s.unbounded else (),
@@ -1052,8 +1050,9 @@ class KernelGen:
             return utab[(ch * cl.count + cd) * cl.n_dir + dr]
 
         hs_options = self._hs_options(case, names, v)
+        possible = self._possible_classes(case, names, v)
         groups: dict[tuple, list[int]] = {}
-        for cb in self._possible_classes(case, names, v):
+        for cb in possible:
             where_b, hs_b, _, _ = cl.decode(cb)
             arms = []
             for hs_a in (hs_options if hs_options is not None else [hs_b]):
@@ -1072,7 +1071,6 @@ class KernelGen:
                 arms = [(None, arms[0][1])]
             if any(t for _, t in arms):
                 groups.setdefault(tuple(arms), []).append(cb)
-        possible = self._possible_classes(case, names, v)
 
         def value(arms) -> str:
             # branch-free where the head status after the action decides: a conditional expression
