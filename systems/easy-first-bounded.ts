@@ -15,3 +15,11 @@ system easy_first_bounded "Bounded-capacity easy-first"
   RIGHT-ARC = →*
   # SHIFT: the next word enters O (and the window slides).
   SHIFT     = +
+
+  # Training oracle, as for arc-standard (K = 2): a gold arc stays reachable while both of its
+  # words are active or still unread; a word leaves O when it takes its head, so taking one
+  # too early (before collecting its dependents) or from the wrong word loses arcs.  The
+  # window's order constraints are not counted, hence a lower bound.
+  oracle   easy_first_reachable "Reachable arcs of bounded easy-first (as arc-standard)"
+  reachable h -> d if (d in O or d in U) and (h in O or h in U)
+  loss = unreachable bound lower

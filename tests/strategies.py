@@ -204,3 +204,45 @@ def spec_token_soup() -> st.SearchStrategy[str]:
     """
     soup = st.lists(st.sampled_from(SPEC_TOKENS), max_size=40).map(" ".join)
     return st.tuples(st.sampled_from(["", "system x\n", "system x \"t\"\n"]), soup).map("".join)
+
+
+# ---------------------------------------------------------------------------------
+# labelled trees and broken head vectors (tsdsl.projectivize, tsdsl.repair)
+# ---------------------------------------------------------------------------------
+
+
+@st.composite
+def labelled_trees(draw, *, min_n: int = 1, max_n: int = 12, projective: bool | None = None,
+                   labels: tuple[str, ...] | None = None) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """A random tree with one label per word, e.g. ``((3, 0, 2), ("b", "a", "b"))``.
+
+    ``projective`` as in :func:`trees`; ``labels`` is the alphabet labels are drawn from,
+    None gives every word its own label (``l1``..``ln`` in random order).
+    """
+    heads = draw(trees(min_n=min_n, max_n=max_n, projective=projective))
+    n = len(heads)
+    if labels is None:
+        names = draw(st.permutations([f"l{k}" for k in range(1, n + 1)]))
+    else:
+        names = draw(st.lists(st.sampled_from(labels), min_size=n, max_size=n))
+    return heads, tuple(names)
+
+
+@st.composite
+def broken_heads(draw, *, min_n: int = 0, max_n: int = 12) -> tuple[tuple[int | None, ...], tuple[str | None, ...]]:
+    """A head vector that need not be a tree, with labels, e.g. ``((0, None, 2, -1), ("root", "", None, "obj"))``.
+
+    Heads are drawn from ``None``, -1 and 0..n: either each one freely (usually cycles and
+    several roots) or a random tree with a few heads overwritten (near-trees, as a parser
+    that went wrong late would leave).
+    """
+    n = draw(st.integers(min_value=min_n, max_value=max_n))
+    head = st.none() | st.sampled_from([-1] + list(range(n + 1)))
+    if n and draw(st.booleans()):
+        heads = list(draw(trees(min_n=n, max_n=n)))
+        for _ in range(draw(st.integers(0, 3))):
+            heads[draw(st.integers(0, n - 1))] = draw(head)
+    else:
+        heads = draw(st.lists(head, min_size=n, max_size=n))
+    names = draw(st.lists(st.sampled_from([None, "", "root", "dep", "nsubj", "obj"]), min_size=n, max_size=n))
+    return tuple(heads), tuple(names)

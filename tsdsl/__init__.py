@@ -11,7 +11,18 @@ from .trees import Tree
 
 __version__ = "0.1.0"
 
+
+
+def __getattr__(name: str):
+    """``tsdsl.load_parser`` without importing numpy and the kernels on ``import tsdsl``."""
+    if name == "load_parser":
+        from .learn.parser import load_parser
+
+        return load_parser
+    raise AttributeError(f"module 'tsdsl' has no attribute {name!r}")
+
+
 __all__ = [
-    "Config", "Interpreter", "SpecError", "SpecSemanticError", "SpecSyntaxError", "Tree", "TsdslError",
+    "Config", "Interpreter", "load_parser", "SpecError", "SpecSemanticError", "SpecSyntaxError", "Tree", "TsdslError",
     "UsageError", "__version__", "check_spec", "load_system", "load_system_text",
 ]

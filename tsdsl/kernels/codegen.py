@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Optional
 
 from .. import __version__, ir
@@ -29,7 +30,7 @@ from ..verify.loss import is_monotonic
 from .classes import Classes, eval_local, local_features
 from .families import INT, affine, skeleton
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 
 PROBE_TOKENS = 9  # capacity-inf systems: families are fitted on the actions for this many tokens
 CHECK_TOKENS = 14  # ... and checked on the actions for this many
@@ -181,7 +182,8 @@ class KernelGen:
         if span is None:
             return
         file = span.file
-        self.emit(f"# {comment(file)}:{int(span.line)}", indent)
+        # the base name only: the same spec copied elsewhere (a model directory) hits the cache
+        self.emit(f"# {comment(Path(file).name)}:{int(span.line)}", indent)
         text = self._source_line(file, span.line)
         if text is not None:
             self.emit(f"#   {comment(text.strip())}", indent)
@@ -278,7 +280,7 @@ class KernelGen:
         self.out = []
         self.emit("# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True")
         self.emit("# cython: initializedcheck=False, nonecheck=False")
-        self.emit(f"# tsdsl kernel for system {comment(s.name)} ({comment(s.source_file)})")
+        self.emit(f"# tsdsl kernel for system {comment(s.name)} ({comment(Path(s.source_file).name)})")
         self.emit(f"# spec hash {s.source_hash[:64] if _is_hex(s.source_hash) else 'unknown'}; "
                   f"tsdsl {comment(__version__)}, generator {GENERATOR_VERSION}")
         if s.unbounded:
@@ -315,6 +317,7 @@ class KernelGen:
             self.emit()
         self._cost_functions()
         self.out.append(resources.files("tsdsl.kernels").joinpath("_api.pyx.in").read_text("utf-8"))
+        self.out.append(resources.files("tsdsl.kernels").joinpath("_learn.pyx.in").read_text("utf-8"))
         source = "\n".join(self.out).rstrip() + "\n"
         digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
         return Generated(

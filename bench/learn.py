@@ -1,0 +1,220 @@
+"""Benchmark: train, parse and score real parsers for the seed systems on UD treebanks.
+
+For each treebank (train/dev/test CoNLL-U under ``../shared/data/ud/NAME/``) and each
+system, in a fresh process: ``tsdsl.learn.train`` (gold UPOS, FEATS and lemmas from the
+files; dev LAS picks the best epoch), then the saved model is loaded and the test file
+parsed (timed without the model loading: the whole ``Parser.parse_sentences`` call, token
+tables and tree repair included, and separately the kernel search alone), then scored with
+``tsdsl.evaluate`` (UAS and LAS with punctuation; LAS on universal labels as in CoNLL 2018).
+
+Results go to one table in ``docs/results.md`` (and ``--json``), with the issue's targets:
+best LAS per treebank (en_lines >= 83.7, el_gdt >= 84.7, en_gum >= 84.2), greedy
+non-monotonic arc-eager (Honnibal & Johnson 2015) >= plain arc-eager on average, greedy
+parsing >= 30,000 words/s, greedy training of one model on en_gum (15 epochs) <= 5 minutes.
+
+Skips with a message when ``../shared/data/ud`` is absent.
+
+    python bench/learn.py [--treebanks en_lines el_gdt en_gum] [--systems arc-eager ...]
+                          [--epochs 15] [--jobs 2] [--beam-systems arc-eager] [--beam 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data" / "ud"
+TREEBANKS = ("en_lines", "el_gdt", "en_gum")
+TARGET_LAS = {"en_lines": 83.7, "el_gdt": 84.7, "en_gum": 84.2}
+
+# name -> (spec, overrides, training options beyond the defaults, description)
+SYSTEMS = {
+    "arc-eager": ("systems/arc-eager.ts", {}, {}, "arc-eager (Nivre 2003), Goldberg & Nivre 2012 oracle"),
+    "arc-hybrid": ("systems/arc-hybrid.ts", {}, {}, "arc-hybrid as control parameters (Bohnet et al. 2016)"),
+    "tree-constrained": ("systems/readings/arc-eager-tree-constrained-root.ts", {}, {},
+                         "tree-constrained arc-eager (Nivre & Fernández-González 2014), dummy root as in "
+                         "their experiments"),
+    "hj-unshift": ("systems/readings/arc-eager-unshift-shift-empty.ts", {}, {"loss": "honnibal_johnson_2015_training"},
+                   "non-monotonic arc-eager with Unshift (Honnibal & Johnson 2015), SHIFT allowed on an empty "
+                   "stack, training oracle of section 2.2"),
+    "easy-first-k3": ("systems/easy-first-bounded.ts", {"K": 3}, {},
+                      "bounded easy-first K=3 (Bohnet et al. 2016), static oracle (its loss is a lower bound)"),
+    "easy-first-k4": ("systems/easy-first-bounded.ts", {"K": 4}, {},
+                      "bounded easy-first K=4 (Bohnet et al. 2016), static oracle (its loss is a lower bound)"),
+    "covington": ("systems/covington.ts", {}, {}, "Covington non-projective (monotonic)"),
+    "covington-nm": ("systems/covington-nm.ts", {}, {"loss": "upper"},
+                     "non-monotonic Covington (Fernández-González & Gómez-Rodríguez 2017), loss U + nc"),
+}
+
+
+def run_one(tb: str, name: str, epochs: int, beam: int, workdir: Path, hash_bits: int) -> dict:
+    """Train, parse and score one (treebank, system) pair in this process."""
+    sys.path.insert(0, str(ROOT))
+    from tsdsl.conllu import read_conllu, write_conllu
+    from tsdsl.evaluate import evaluate
+    from tsdsl.learn.parser import load_parser
+    from tsdsl.learn.train import TrainOptions, train
+
+    spec, overrides, extra, _ = SYSTEMS[name]
+    out = workdir / f"{tb}-{name}-b{beam}"
+    opts = TrainOptions(epochs=epochs, beam=beam, overrides=dict(overrides), hash_bits=hash_bits, **extra)
+    t0 = time.perf_counter()
+    res = train(str(ROOT / spec), str(DATA / tb / "train.conllu"), str(DATA / tb / "dev.conllu"), str(out), opts,
+                progress=None)
+    train_s = time.perf_counter() - t0
+    parser = load_parser(out)
+    test = read_conllu(DATA / tb / "test.conllu")
+    parser.parse_sentences(test[:50])  # warm caches
+    t0 = time.perf_counter()
+    parsed, stats = parser.parse_sentences(test)
+    parse_s = time.perf_counter() - t0
+    from tsdsl.learn.data import columns_of, make_batch
+    batch = make_batch([columns_of(s) for s in test], parser.model.features.token_attrs)
+    t0 = time.perf_counter()
+    parser.engine.parse(batch, beam=parser.beam)
+    kernel_s = time.perf_counter() - t0
+    pred_path = out / "test.pred.conllu"
+    write_conllu(pred_path, parsed)
+    sc = evaluate(test, parsed)
+    meta = json.loads((out / "model.json").read_text())
+    return {
+        "treebank": tb, "system": name, "beam": beam, "epochs": epochs, "best_epoch": res.best_epoch,
+        "train_seconds": round(train_s, 1), "parse_words_per_second": round(stats.words / parse_s),
+        "kernel_words_per_second": round(stats.words / kernel_s), "test_words": stats.words,
+        "uas": round(100 * sc.uas.score, 2), "las": round(100 * sc.las.score, 2),
+        "las_full": round(100 * sc.las_full.score, 2), "dev_las": round(100 * (meta.get("dev_las") or 0), 2),
+        "repaired_words": stats.repaired_words, "stuck": stats.stuck, "outputs": len(meta["outputs"]),
+        "lifted_arcs": meta.get("lifted_arcs"),
+    }
+
+
+def run_child(tb, name, epochs, beam, workdir, hash_bits) -> dict:
+    cmd = [sys.executable, __file__, "--one", tb, name, "--epochs", str(epochs), "--beam", str(beam),
+           "--workdir", str(workdir), "--hash-bits", str(hash_bits)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"treebank": tb, "system": name, "beam": beam, "error": proc.stderr.strip().splitlines()[-1:]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def render(rows: list[dict], args) -> str:
+    lines = ["# Learning results", "",
+             "Produced by `python bench/learn.py` (do not edit by hand). Gold UPOS, FEATS and lemmas; LAS on",
+             "universal labels as in the CoNLL 2018 evaluation; punctuation counted; best epoch on dev.",
+             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+             f"{args.epochs} epochs; hash table 2^{args.hash_bits} rows; {args.jobs} trainings at a time.",
+             "", "Parse words/s: the whole `Parser.parse_sentences` call on the test set (model loaded); "
+             "kernel words/s: the compiled search alone.", "",
+             "| treebank | system | beam | train s | parse words/s | kernel words/s | test UAS | test LAS | "
+             "LAS full labels | dev LAS | best epoch | repaired words |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['treebank']} | {r['system']} | {r['beam']} | failed: {' '.join(r['error'])} |"
+                         + " |" * 8)
+            continue
+        lines.append(f"| {r['treebank']} | {r['system']} | {r['beam']} | {r['train_seconds']:.0f} | "
+                     f"{r['parse_words_per_second']:,} | {r['kernel_words_per_second']:,} | {r['uas']:.2f} | "
+                     f"**{r['las']:.2f}** | {r['las_full']:.2f} | {r['dev_las']:.2f} | {r['best_epoch']} | "
+                     f"{r['repaired_words']} |")
+    ok = [r for r in rows if "error" not in r]
+    lines += ["", "Systems:", ""]
+    for name in dict.fromkeys(r["system"] for r in rows):
+        spec, overrides, extra, text = SYSTEMS[name]
+        opts = " ".join([f"--set {k}={v}" for k, v in overrides.items()] + [f"--{k} {v}" for k, v in extra.items()])
+        lines.append(f"- **{name}**: {text}; `{spec}`{' ' + opts if opts else ''}")
+    lines += ["", "## Targets", ""]
+    for tb, target in TARGET_LAS.items():
+        cand = [r for r in ok if r["treebank"] == tb]
+        if not cand:
+            continue
+        best = max(cand, key=lambda r: r["las"])
+        verdict = "met" if best["las"] >= target else f"missed by {target - best['las']:.2f}"
+        lines.append(f"- {tb}: best LAS {best['las']:.2f} ({best['system']}, beam {best['beam']}) "
+                     f"vs target {target}: **{verdict}**")
+    pairs = [(a["las"], b["las"]) for a in ok for b in ok if a["system"] == "hj-unshift" and b["system"] == "arc-eager"
+             and a["treebank"] == b["treebank"] and a["beam"] == b["beam"] == 1]
+    if pairs:
+        nm = sum(p[0] for p in pairs) / len(pairs)
+        base = sum(p[1] for p in pairs) / len(pairs)
+        lines.append(f"- greedy non-monotonic arc-eager (H&J 2015) vs arc-eager, mean test LAS over {len(pairs)} "
+                     f"treebanks: {nm:.2f} vs {base:.2f}: **{'met' if nm >= base else 'missed'}**")
+    greedy = [r for r in ok if r["beam"] == 1]
+    if greedy:
+        slow = min(greedy, key=lambda r: r["parse_words_per_second"])
+        fast = [r for r in greedy if r["parse_words_per_second"] >= 30000]
+        lines.append(f"- greedy parsing >= 30,000 words/s: {len(fast)} of {len(greedy)} greedy models "
+                     f"(slowest: {slow['system']} on {slow['treebank']}, {slow['parse_words_per_second']:,} words/s)")
+    gum = [r for r in ok if r["treebank"] == "en_gum" and r["beam"] == 1]
+    if gum:
+        quick = [r for r in gum if r["train_seconds"] <= 300]
+        lines.append(f"- greedy training on en_gum ({args.epochs} epochs) <= 5 min: {len(quick)} of {len(gum)} "
+                     "systems: " + ", ".join(f"{r['system']} {r['train_seconds']:.0f} s" for r in gum))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--treebanks", nargs="+", default=list(TREEBANKS))
+    ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    ap.add_argument("--epochs", type=int, default=15)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--hash-bits", type=int, default=20)
+    ap.add_argument("--beam", type=int, default=1, help="beam width (with --one)")
+    ap.add_argument("--beam-systems", nargs="*", default=[], choices=list(SYSTEMS),
+                    help="also train these with --beam-width")
+    ap.add_argument("--beam-width", type=int, default=8)
+    ap.add_argument("--workdir", type=Path, help="where models go (default: a temporary directory)")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results.md")
+    ap.add_argument("--json", type=Path, help="also write the rows as JSON")
+    ap.add_argument("--merge", type=Path, nargs="*", default=[],
+                    help="rows of earlier runs (--json files) to put in the same table")
+    ap.add_argument("--one", nargs=2, metavar=("TREEBANK", "SYSTEM"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.one:
+        print(json.dumps(run_one(args.one[0], args.one[1], args.epochs, args.beam, args.workdir, args.hash_bits)))
+        return 0
+    missing = [tb for tb in args.treebanks if not (DATA / tb / "train.conllu").is_file()]
+    if missing:
+        print(f"bench/learn.py: skipped: no treebank data under {DATA} for {', '.join(missing)} "
+              "(the benchmark needs ../shared/data/ud/NAME/{train,dev,test}.conllu)")
+        return 0
+    sys.path.insert(0, str(ROOT))
+    from tsdsl.check import load_system
+    from tsdsl.kernels import compile_system
+
+    for name in dict.fromkeys(args.systems + args.beam_systems):  # build kernels once, before the jobs
+        spec, overrides, _, _ = SYSTEMS[name]
+        compile_system(load_system(ROOT / spec, overrides or None))
+    jobs = [(tb, name, 1) for tb in args.treebanks for name in args.systems]
+    jobs += [(tb, name, args.beam_width) for tb in args.treebanks for name in args.beam_systems]
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tsdsl-bench-learn-"))
+    rows: list[dict] = []
+    for f in args.merge:
+        rows += json.loads(f.read_text(encoding="utf-8"))
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(run_child, tb, name, args.epochs, beam, workdir, args.hash_bits)
+                   for tb, name, beam in jobs]
+        for f in futures:
+            r = f.result()
+            rows.append(r)
+            print(json.dumps(r), flush=True)
+    text = render(rows, args)
+    args.out.write_text(text, encoding="utf-8")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Treebanks laid out for the kernel: heads, label ids, sentence offsets and token tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..conllu import Sentence
+from .tokens import token_table
+
+COLUMNS = ("form", "lemma", "upos", "xpos", "feats")
+
+
+def columns_of(sentence: Sentence) -> dict[str, tuple[str, ...]]:
+    return {"form": sentence.forms, "lemma": sentence.lemmas, "upos": sentence.upos,
+            "xpos": sentence.xpos, "feats": sentence.feats}
+
+
+@dataclass
+class Batch:
+    """Sentences as flat int32 arrays (CoNLL-U head numbering; label ids, -1 unknown)."""
+
+    offsets: np.ndarray
+    tokens: np.ndarray           # int64 [attributes, words]
+    heads: Optional[np.ndarray]
+    labels: Optional[np.ndarray]
+
+    @property
+    def sentences(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def words(self) -> int:
+        return int(self.offsets[-1])
+
+
+def make_batch(columns: Sequence[dict[str, Sequence[str]]], attrs: Sequence[str],
+               trees: Optional[Sequence[tuple[Sequence[int], Sequence[str]]]] = None,
+               label_ids: Optional[dict[str, int]] = None) -> Batch:
+    """Lay out sentences (column dicts) and, for training, their gold trees."""
+    lengths = np.fromiter((len(c["form"]) for c in columns), dtype=np.int64, count=len(columns))
+    offsets = np.zeros(len(columns) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    tokens = np.ascontiguousarray(token_table(attrs, columns))
+    heads = labels = None
+    if trees is not None:
+        total = int(offsets[-1])
+        heads = np.empty(total + 1, dtype=np.int32)
+        labels = np.empty(total + 1, dtype=np.int32)
+        k = 0
+        for hs, ls in trees:
+            m = len(hs)
+            heads[k:k + m] = hs
+            labels[k:k + m] = [label_ids.get(l, -1) for l in ls]
+            k += m
+    return Batch(offsets, tokens, heads, labels)

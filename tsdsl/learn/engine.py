@@ -1,0 +1,102 @@
+"""A compiled kernel, a feature program, classifier outputs and a weight table, bound
+together: the thin layer between numpy arrays and the kernel's ``Learner``."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ..errors import UsageError
+from .data import Batch
+from .outputs import Outputs
+
+OPEN_R = {"R": 1, "L": 0}
+
+
+class Engine:
+    """Greedy and beam search, training and parsing, for one system and one weight table."""
+
+    def __init__(self, kernel, features, outputs: Outputs, hash_bits: int, *,
+                 weights: Optional[np.ndarray] = None, train: bool = False):
+        if not hasattr(kernel, "module") or not hasattr(kernel.module, "Learner"):
+            raise UsageError("training and parsing need the compiled kernel (no C compiler was found)")
+        self.kernel = kernel
+        self.features = features
+        self.outputs = outputs
+        self.hash_bits = hash_bits
+        C = len(outputs)
+        rows = 1 << hash_bits
+        if weights is None:
+            weights = np.zeros((rows, C), dtype=np.float32)
+        if weights.shape != (rows, C) or weights.dtype != np.float32 or not weights.flags.c_contiguous:
+            raise UsageError(f"weight table has shape {weights.shape}, expected {(rows, C)} float32")
+        self.W = weights
+        self.U = np.zeros((rows, C) if train else (1, C), dtype=np.float64)
+        self.touched = np.zeros(rows if train else 1, dtype=np.uint8)
+        self._addr = np.ascontiguousarray(features.addresses, dtype=np.int32).reshape(-1)
+        self._atom = np.ascontiguousarray(features.atoms, dtype=np.int32).reshape(-1)
+        self._tpl = np.ascontiguousarray(features.templates, dtype=np.int32).reshape(-1)
+        self._open = np.asarray([OPEN_R[d.open_end] for d in kernel.system.lists] + [0], dtype=np.uint8)
+        self._cls = np.ascontiguousarray(outputs.table, dtype=np.int32)
+        self.learner = kernel.module.Learner(
+            self._addr.ctypes.data, len(features.addresses), self._atom.ctypes.data, len(features.atoms),
+            self._tpl.ctypes.data, len(features.templates), self._open.ctypes.data, self._cls.ctypes.data,
+            C, self.W.ctypes.data, self.U.ctypes.data, self.touched.ctypes.data, rows - 1,
+            (self._addr, self._atom, self._tpl, self._open, self._cls, self.W, self.U, self.touched))
+
+    @property
+    def n_outputs(self) -> int:
+        return len(self.outputs)
+
+    def averaged(self) -> tuple[np.ndarray, np.ndarray]:
+        """The averaged-perceptron weights (training): a dense table, and the rows that can
+        be non-zero (those ever updated)."""
+        rows = np.flatnonzero(self.touched)
+        out = np.zeros_like(self.W)
+        out[rows] = (self.W[rows] - self.U[rows] / self.learner.clock).astype(np.float32)
+        return out, rows
+
+    def train_greedy(self, batch: Batch, order: np.ndarray, *, loss_index: int, dynamic: bool,
+                     explore_p: float, seed: int) -> tuple[int, int, int]:
+        order = np.ascontiguousarray(order, dtype=np.int32)
+        return self.learner.train_greedy(
+            batch.heads.ctypes.data, batch.labels.ctypes.data, batch.offsets.ctypes.data,
+            batch.tokens.ctypes.data, batch.tokens.shape[1], order.ctypes.data, len(order),
+            loss_index, int(dynamic), float(explore_p), seed & 0x7FFFFFFFFFFFFFFF)
+
+    def train_beam(self, batch: Batch, order: np.ndarray, *, width: int, loss_index: int,
+                   dynamic: bool) -> tuple[int, int, int]:
+        order = np.ascontiguousarray(order, dtype=np.int32)
+        dummy = np.empty(1, dtype=np.int32)
+        return self.learner.beam(
+            batch.heads.ctypes.data, batch.labels.ctypes.data, batch.offsets.ctypes.data,
+            batch.tokens.ctypes.data, batch.tokens.shape[1], order.ctypes.data, len(order), width, 1,
+            loss_index, int(dynamic), dummy.ctypes.data, dummy.ctypes.data)
+
+    def parse(self, batch: Batch, *, beam: int = 1, log_nonmonotonic: bool = False):
+        """Heads (CoNLL-U numbering, -1: none) and label ids (-1: none) for every word,
+        with (transitions, stuck sentences, nonmonotonic events array or None)."""
+        total = batch.words
+        heads = np.empty(total + 1, dtype=np.int32)
+        labels = np.empty(total + 1, dtype=np.int32)
+        n = batch.sentences
+        if beam > 1:
+            order = np.arange(n, dtype=np.int32)
+            dummy = np.zeros(1, dtype=np.int32)
+            steps, _, stuck = self.learner.beam(
+                dummy.ctypes.data, dummy.ctypes.data, batch.offsets.ctypes.data, batch.tokens.ctypes.data,
+                batch.tokens.shape[1], order.ctypes.data, n, beam, 0, 0, 0, heads.ctypes.data, labels.ctypes.data)
+            return heads[:total], labels[:total], steps, stuck, None
+        cap = 4 * total + 16 if log_nonmonotonic else 0
+        events = np.empty(3 * cap + 3, dtype=np.int32)
+        while True:
+            steps, stuck, n_ev = self.learner.parse_greedy(
+                batch.offsets.ctypes.data, n, batch.tokens.ctypes.data, batch.tokens.shape[1],
+                heads.ctypes.data, labels.ctypes.data, events.ctypes.data, cap)
+            if n_ev <= cap:
+                break
+            cap = n_ev
+            events = np.empty(3 * cap + 3, dtype=np.int32)
+        ev = events[:3 * n_ev].reshape(n_ev, 3).copy() if log_nonmonotonic else None
+        return heads[:total], labels[:total], steps, stuck, ev

@@ -1,0 +1,138 @@
+"""A trained parser: load a model directory, parse words or CoNLL-U sentences.
+
+Every output is a tree.  After the search the system's own `finally` rule applies
+(Covington attaches headless words to the root; a rootless system's one headless word
+becomes the root); then pseudo-projective labels are decoded when the model was
+trained with ``--nonproj lift``; whatever is still not a single-rooted tree (fragments
+left by a system that can stop early, several roots) is repaired by
+:func:`tsdsl.repair.make_tree`, and the number of words it re-attached is counted.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..conllu import Sentence
+from ..errors import UsageError
+from ..kernels import compile_system
+from ..projectivize import deprojectivize
+from ..repair import make_tree
+from .data import columns_of, make_batch
+from .engine import Engine
+from .model import Model, ModelError, load
+from .outputs import build_outputs
+
+
+@dataclass
+class ParseStats:
+    sentences: int = 0
+    words: int = 0
+    transitions: int = 0
+    stuck: int = 0                 # sentences whose search stopped before a terminal configuration
+    repaired_words: int = 0        # words re-attached by the tree fallback
+    repaired_sentences: int = 0
+    seconds: float = 0.0
+    nonmonotonic: list = field(default_factory=list)  # (sentence, word, overwritten head)
+
+    @property
+    def words_per_second(self) -> float:
+        return self.words / self.seconds if self.seconds > 0 else 0.0
+
+
+def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = None) -> Engine:
+    """The kernel of the model's system with its features, outputs and weights."""
+    kernel = compile_system(model.system, fallback=False)
+    outputs = build_outputs(model.system, tuple(kernel.action_names), model.labels)
+    if model.outputs and tuple(outputs.names) != tuple(model.outputs):
+        raise ModelError("the model's outputs do not match its spec and labels")
+    return Engine(kernel, model.features, outputs, model.hash_bits,
+                  weights=model.weights if weights is None else weights, train=train)
+
+
+class Parser:
+    """Parse with a trained model (see :func:`load_parser`)."""
+
+    def __init__(self, model: Model, engine: Optional[Engine] = None):
+        self.model = model
+        self.engine = engine or bind(model)
+        self.beam = int(model.meta.get("beam", 1) or 1)
+        self.lifted = model.meta.get("nonproj") == "lift"
+        self._multi_step = model.system.attach_headless_to_root
+        self._has_root = model.system.root != "none"
+
+    @property
+    def labels(self) -> list[str]:
+        return self.model.labels
+
+    def parse(self, words: Sequence[str], upos: Optional[Sequence[str]] = None, *,
+              lemmas: Optional[Sequence[str]] = None, xpos: Optional[Sequence[str]] = None,
+              feats: Optional[Sequence[str]] = None) -> list[tuple[int, str]]:
+        """(head, label) per word; heads in CoNLL-U numbering (0: the root)."""
+        n = len(words)
+        cols = {"form": list(words)}
+        for name, vals in (("upos", upos), ("lemma", lemmas), ("xpos", xpos), ("feats", feats)):
+            if vals is not None and len(vals) != n:
+                raise UsageError(f"parse: {len(vals)} {name} values for {n} words")
+            cols[name] = list(vals) if vals is not None else ["_"] * n
+        heads, labels, _ = self.parse_columns([cols])
+        return list(zip(heads[0], labels[0]))
+
+    def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
+                        log_nonmonotonic: bool = False) -> tuple[list[Sentence], ParseStats]:
+        """The sentences with predicted HEAD and DEPREL (nothing else changes)."""
+        heads, labels, stats = self.parse_columns([columns_of(s) for s in sentences], beam=beam,
+                                                  log_nonmonotonic=log_nonmonotonic)
+        out = [s.with_heads(h, l) for s, h, l in zip(sentences, heads, labels)]
+        return out, stats
+
+    def parse_columns(self, columns, *, beam: Optional[int] = None, log_nonmonotonic: bool = False):
+        """Heads and labels (lists per sentence) and :class:`ParseStats` for sentences given
+        as column dicts (form, and optionally lemma, upos, xpos, feats)."""
+        stats = ParseStats(sentences=len(columns))
+        t0 = time.perf_counter()
+        batch = make_batch(columns, self.model.features.token_attrs)
+        width = self.beam if beam is None else beam
+        h, l, steps, stuck, events = self.engine.parse(batch, beam=width, log_nonmonotonic=log_nonmonotonic)
+        stats.transitions, stats.stuck = int(steps), int(stuck)
+        heads_out, labels_out = [], []
+        names = self.model.labels
+        root_label = self.model.root_label
+        offs = batch.offsets
+        hl, ll = h.tolist(), l.tolist()
+        for si in range(batch.sentences):
+            a, b = int(offs[si]), int(offs[si + 1])
+            hs = hl[a:b]
+            ls = [names[x] if 0 <= x < len(names) else None for x in ll[a:b]]
+            headless = [i for i, x in enumerate(hs) if x < 0]
+            if headless and (self._multi_step or (not self._has_root and len(headless) == 1)):
+                for i in headless:
+                    hs[i] = 0
+                    ls[i] = root_label
+            for i, x in enumerate(hs):
+                if x == 0 and ls[i] is None:
+                    ls[i] = root_label
+            fixed = make_tree(hs, ls, root_label=root_label)
+            hs, ls = list(fixed.heads), list(fixed.labels)
+            if fixed.fixes:
+                stats.repaired_words += fixed.fixes
+                stats.repaired_sentences += 1
+            if self.lifted:
+                hs, ls = deprojectivize(hs, ls)
+                hs, ls = list(hs), list(ls)
+            heads_out.append(hs)
+            labels_out.append(ls)
+        stats.words = batch.words
+        stats.seconds = time.perf_counter() - t0
+        if events is not None:
+            stats.nonmonotonic = [tuple(int(x) for x in row) for row in events]
+        return heads_out, labels_out, stats
+
+
+def load_parser(model_dir: str | Path) -> Parser:
+    """Load a model directory written by ``tsdsl train`` (checks versions and hashes)."""
+    return Parser(load(model_dir))

@@ -1,0 +1,263 @@
+"""Training: the epoch loop around the kernel's greedy or beam perceptron.
+
+Greedy training (``beam == 1``) is the averaged perceptron with the spec's declared oracle:
+static (follow the oracle's first best transition) or dynamic with error exploration
+(Goldberg & Nivre 2012; Honnibal & Johnson 2015): from epoch ``explore_after`` on, follow
+the model's own prediction with probability ``explore``, and always update towards the
+best-scoring transition of least cost.  Beam training (``beam > 1``) is the global
+structured perceptron with early update (Collins & Roark 2004; Bohnet et al. 2016), its gold
+history guided by the same oracle.  After every epoch the averaged weights parse the
+development set; the best epoch by LAS is kept.  Everything random draws from ``seed``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional, TextIO
+
+import numpy as np
+
+from .. import __version__
+from ..check import load_system
+from ..conllu import Sentence, read_conllu
+from ..errors import UsageError
+from ..evaluate import universal_label
+from ..features import FeatureSet, default_features, load_features
+from ..kernels import compile_system
+from ..projectivize import LIFT_MARK, lift
+from ..trees import is_projective
+from .data import columns_of, make_batch
+from .engine import Engine
+from .model import Model, check_writable, save, spec_sources
+from .outputs import build_outputs
+from .parser import Parser
+from .progress import Progress
+
+PROJECTIVE_CLASSES = ("projective", "projective-dag")
+LIFT_MIN_COUNT = 5
+"""A lifted label (``nsubj↑obj``) seen fewer times in training keeps its plain label: the arc
+stays lifted (projective) and is not moved back.  Rare encodings cost a classifier output
+each for almost nothing (en_lines: 133 encodings, 7 seen five times or more)."""
+
+
+@dataclass
+class TrainOptions:
+    epochs: int = 15
+    oracle: str = "auto"             # "dynamic" | "static" | "auto" (see resolve_oracle)
+    explore: float = 1.0             # probability of following the prediction (dynamic)
+    explore_after: int = 1           # epochs before exploration starts
+    beam: int = 1
+    features: Optional[str] = None   # YAML file; None: the family default
+    seed: int = 1
+    nonproj: str = "lift"            # "lift" | "skip" (projective systems only)
+    hash_bits: int = 20
+    loss: Optional[str] = None       # which declared loss (default: the first)
+    overrides: dict = field(default_factory=dict)
+
+    def check(self) -> None:
+        if self.epochs < 1:
+            raise UsageError("--epochs must be at least 1")
+        if self.oracle not in ("dynamic", "static", "auto"):
+            raise UsageError(f"--oracle must be dynamic, static or auto, not {self.oracle!r}")
+        if not 0.0 <= self.explore <= 1.0:
+            raise UsageError("--explore must lie in 0..1")
+        if self.beam < 1:
+            raise UsageError("--beam must be at least 1")
+        if self.nonproj not in ("lift", "skip"):
+            raise UsageError(f"--nonproj must be lift or skip, not {self.nonproj!r}")
+        if not 12 <= self.hash_bits <= 26:
+            raise UsageError("--hash-bits must lie in 12..26")
+
+
+@dataclass
+class TrainResult:
+    model_dir: Path
+    best_epoch: int
+    history: list
+    seconds: float
+    sentences: int
+    skipped: int
+    lifted: int
+
+
+def _trees(sentences: list[Sentence]):
+    return [([h if h is not None else -1 for h in s.heads], list(s.deprels)) for s in sentences]
+
+
+def prepare_gold(system, sentences: list[Sentence], nonproj: str):
+    """Gold trees for training: lifted or skipped where the system cannot build them."""
+    projective_only = system.produces in PROJECTIVE_CLASSES
+    trees, keep, lifted, skipped = [], [], 0, 0
+    for k, (hs, ls) in enumerate(_trees(sentences)):
+        if any(LIFT_MARK in l for l in ls):
+            s = sentences[k]
+            raise UsageError(f"{s.file}:{s.line}: a label contains {LIFT_MARK!r}, which --nonproj lift reserves")
+        if projective_only and not is_projective(hs):
+            if nonproj == "skip":
+                skipped += 1
+                continue
+            res = lift(hs, ls)
+            hs, ls = list(res.heads), list(res.labels)
+            lifted += res.lifted
+        trees.append((hs, ls))
+        keep.append(k)
+    counts = Counter(l for _, ls in trees for l in ls if LIFT_MARK in l)
+    rare = {l for l, c in counts.items() if c < LIFT_MIN_COUNT}
+    if rare:
+        trees = [(hs, [l.split(LIFT_MARK)[0] if l in rare else l for l in ls]) for hs, ls in trees]
+    return trees, keep, lifted, skipped
+
+
+def attachment_scores(gold, heads, labels) -> tuple[float, float]:
+    """UAS and LAS (universal labels, punctuation counted), as :func:`tsdsl.evaluate.evaluate`
+    computes them, for trees held as lists."""
+    total = uas = las = 0
+    for (gh, gl), ph, pl in zip(gold, heads, labels):
+        for g, l, p, q in zip(gh, gl, ph, pl):
+            total += 1
+            if g == p:
+                uas += 1
+                las += universal_label(l) == universal_label(q or "")
+    return (uas / total, las / total) if total else (0.0, 0.0)
+
+
+def _loss_index(kernel, name: Optional[str]) -> int:
+    """The kernel's loss for ``--loss``: ``ORACLE``, ``ORACLE/LOSS`` or a loss name of the first
+    oracle; by default the first loss of the first oracle."""
+    if not kernel.system.oracles:
+        raise UsageError(f"{kernel.system.source_file}: the spec declares no oracle; training needs one "
+                         "(see docs/oracles.md)")
+    if name is None:
+        return 0
+    oracle, _, loss = name.partition("/")
+    for k, (o, l) in enumerate(kernel.gen.losses):
+        if (o == oracle and (not loss or l == loss)) or (not loss and o == kernel.gen.losses[0][0] and l == name):
+            return k
+    known = ", ".join(f"{o}/{l}" for o, l in kernel.gen.losses)
+    raise UsageError(f"{kernel.system.source_file}: no oracle loss {name!r}; declared: {known}")
+
+
+def resolve_oracle(kernel, loss_index: int, oracle: str) -> str:
+    """``auto``: dynamic when the loss is exact or an upper bound; static when it is a lower
+    bound, whose zero-cost transitions may still lose arcs (easy-first's, arc-standard's), so
+    that costs cannot tell a mistake from a free move but the first zero-cost transition still
+    spells a correct derivation."""
+    if oracle != "auto":
+        return oracle
+    name, loss = kernel.gen.losses[loss_index]
+    decl = next(o for o in kernel.system.oracles if o.name == name)
+    bound = next((l.bound for l in decl.losses if l.name == loss), "exact")
+    return "static" if bound == "lower" else "dynamic"
+
+
+def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, options: TrainOptions,
+          *, progress: Optional[TextIO] = sys.stderr) -> TrainResult:
+    """Train a parser for ``spec`` and write its model directory (see tsdsl.learn.model)."""
+    options.check()
+    t_start = time.perf_counter()
+    system = load_system(spec, options.overrides or None)
+    if system.unbounded:
+        raise UsageError(f"{spec}: capacity is unbounded (K = inf); the learner needs a fixed set of "
+                         "transitions, so set K (e.g. --set K=4)")
+    if system.multihead:
+        raise UsageError(f"{spec}: multihead (DAG) systems cannot be trained yet")
+    if not system.oracles:
+        raise UsageError(f"{system.source_file}: the spec declares no oracle; training needs one "
+                         "(see docs/oracles.md)")
+    check_writable(out_dir)
+    features = load_features(options.features or default_features(system), system)
+    kernel = compile_system(system, fallback=False)
+    loss_index = _loss_index(kernel, options.loss)
+    oracle = resolve_oracle(kernel, loss_index, options.oracle)
+
+    train_sents = read_conllu(train_file, allow_multiple_roots=True)
+    dev_sents = read_conllu(dev_file, allow_multiple_roots=True) if dev_file else []
+    if not train_sents:
+        raise UsageError(f"{train_file}: no sentences")
+    trees, keep, lifted, skipped = prepare_gold(system, train_sents, options.nonproj)
+    if not trees:
+        raise UsageError(f"{train_file}: no sentence left to train on (--nonproj skip removed all)")
+    labels = sorted({l for _, ls in trees for l in ls})
+    root_counts = Counter(l for hs, ls in trees for h, l in zip(hs, ls) if h == 0)
+    root_label = root_counts.most_common(1)[0][0] if root_counts else "root"
+    outputs = build_outputs(system, tuple(kernel.action_names), labels)
+    label_ids = {l: k for k, l in enumerate(labels)}
+    batch = make_batch([columns_of(train_sents[k]) for k in keep], features.token_attrs, trees, label_ids)
+
+    engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
+    meta = {"args": {k: v for k, v in asdict(options).items()}, "train_file": str(train_file),
+            "dev_file": str(dev_file) if dev_file else None, "nonproj": options.nonproj if lifted or skipped or
+            system.produces in PROJECTIVE_CLASSES else None, "beam": options.beam,
+            "loss": list(kernel.gen.losses[loss_index]), "oracle": oracle, "created_by": f"tsdsl {__version__}"}
+    spec_files, spec_main = spec_sources(system)
+    model = Model(system=system, spec_files=spec_files, spec_main=spec_main,
+                  overrides=dict(options.overrides or {}), features=features, labels=labels,
+                  root_label=root_label, hash_bits=options.hash_bits, outputs=outputs.names,
+                  weights=engine.W, meta=meta)
+
+    dev_columns = [columns_of(s) for s in dev_sents]
+    dev_gold = [(s.heads, s.deprels) for s in dev_sents]
+    rng = np.random.default_rng(options.seed)
+    history: list[dict] = []
+    best_las, best_epoch, best_rows, best_vals = -1.0, 0, None, None
+    n = batch.sentences
+    chunk = 256
+    bar = Progress(progress, options.epochs, n, batch.words)
+    for epoch in range(1, options.epochs + 1):
+        order = rng.permutation(n).astype(np.int32)
+        explore = options.explore if oracle == "dynamic" and epoch > options.explore_after else 0.0
+        t0 = time.perf_counter()
+        steps = mistakes = stuck = 0
+        bar.start(epoch)
+        for a in range(0, n, chunk):
+            part = order[a:a + chunk]
+            if options.beam > 1:
+                s_, m_, k_ = engine.train_beam(batch, part, width=options.beam, loss_index=loss_index,
+                                               dynamic=oracle == "dynamic")
+            else:
+                s_, m_, k_ = engine.train_greedy(batch, part, loss_index=loss_index,
+                                                 dynamic=oracle == "dynamic", explore_p=explore,
+                                                 seed=options.seed * 1_000_003 + epoch * 7919 + a)
+            steps, mistakes, stuck = steps + s_, mistakes + m_, stuck + k_
+            bar.advance(len(part), int(np.sum(batch.offsets[part + 1] - batch.offsets[part])))
+        train_seconds = time.perf_counter() - t0
+        averaged, rows = engine.averaged()
+        record = {"epoch": epoch, "train_seconds": round(train_seconds, 3), "transitions": int(steps),
+                  "updates": int(mistakes), "stuck": int(stuck)}
+        if dev_sents:
+            model.weights = averaged
+            parser = Parser(model, Engine(kernel, features, outputs, options.hash_bits, weights=averaged))
+            heads, labels, stats = parser.parse_columns(dev_columns, beam=options.beam)
+            uas, las = attachment_scores(dev_gold, heads, labels)
+            record.update(dev_uas=uas, dev_las=las, dev_words_per_second=round(stats.words_per_second),
+                          dev_repaired_words=stats.repaired_words)
+            score = las
+        else:
+            score = float(epoch)  # no dev set: keep the last epoch
+        history.append(record)
+        improved = score > best_las
+        if improved:
+            best_las, best_epoch = score, epoch
+            best_rows, best_vals = rows, averaged[rows].copy()
+        bar.finish(record, improved)
+        del averaged
+        model.weights = engine.W
+    final = np.zeros_like(engine.W)
+    final[best_rows] = best_vals
+    model.weights = final
+    model.meta.update(best_epoch=best_epoch, history=history,
+                      train_seconds=round(time.perf_counter() - t_start, 3),
+                      train_sentences=len(trees), skipped_nonprojective=skipped, lifted_arcs=lifted)
+    if history and "dev_las" in history[best_epoch - 1]:
+        model.meta.update(dev_uas=history[best_epoch - 1]["dev_uas"], dev_las=history[best_epoch - 1]["dev_las"])
+    last = history[-1]
+    if progress is not None and last["transitions"] and last["stuck"] >= 0.5 * len(trees):
+        progress.write(f"warning: in the last epoch {last['stuck']} of {len(trees)} training sentences ended "
+                       "without a terminal configuration (no legal transition, or the step limit): the "
+                       "oracle may lead into dead ends of this system\n")
+    out = save(model, out_dir)
+    return TrainResult(out, best_epoch, history, time.perf_counter() - t_start, len(trees), skipped, lifted)
