@@ -202,20 +202,19 @@ class Sentence:
             raise UsageError(f"with_heads: {len(deprels)} labels for a sentence of {n} words")
         lines = list(self.lines)
         words = []
+        for w, h in zip(self.words, heads):
+            if h is not None and (type(h) is not int or not 0 <= h <= n):
+                if isinstance(h, bool) or not isinstance(h, int) or not 0 <= h <= n:
+                    raise UsageError(f"with_heads: head {h!r} of word {w.id} is not in 0..{n}")
         for w, k, h, lab in zip(self.words, self.word_index, heads, deprels):
-            if h is None:
-                hs = "_"
-            elif isinstance(h, bool) or not isinstance(h, int) or not 0 <= h <= n:
-                raise UsageError(f"with_heads: head {h!r} of word {w.id} is not in 0..{n}")
-            else:
-                hs = str(h)
+            hs = "_" if h is None else str(h)
             ls = "_" if lab is None else str(lab)
-            if not ls or any(ch in ls for ch in "\t\n\r"):
+            if not ls or "\t" in ls or "\n" in ls or "\r" in ls:
                 raise UsageError(f"with_heads: label {ls!r} of word {w.id} cannot be written in CoNLL-U")
             fields = w.fields[:HEAD_COL] + (hs, ls) + w.fields[DEPREL_COL + 1:]
             raw = lines[k]
-            bom = "\ufeff" if raw.startswith("\ufeff") else ""
-            lines[k] = bom + "\t".join(fields) + raw[len(_content(raw)):]
+            end = "\r\n" if raw.endswith("\r\n") else ("\n" if raw.endswith("\n") else "")
+            lines[k] = ("\ufeff" if raw.startswith("\ufeff") else "") + "\t".join(fields) + end
             words.append(Word(w.id, fields, w.line))
         return Sentence(tuple(lines), tuple(words), self.word_index, self.file, self.line)
 

@@ -62,7 +62,7 @@ class Parser:
         self.engine = engine or bind(model)
         self.beam = int(model.meta.get("beam", 1) or 1)
         self.lifted = model.meta.get("nonproj") == "lift"
-        self._multi_step = model.system.attach_headless_to_root
+        self._attach_headless = model.system.attach_headless_to_root
         self._has_root = model.system.root != "none"
 
     @property
@@ -74,6 +74,8 @@ class Parser:
               feats: Optional[Sequence[str]] = None) -> list[tuple[int, str]]:
         """(head, label) per word; heads in CoNLL-U numbering (0: the root)."""
         n = len(words)
+        if n == 0:
+            return []
         cols = {"form": list(words)}
         for name, vals in (("upos", upos), ("lemma", lemmas), ("xpos", xpos), ("feats", feats)):
             if vals is not None and len(vals) != n:
@@ -109,7 +111,7 @@ class Parser:
             hs = hl[a:b]
             ls = [names[x] if 0 <= x < len(names) else None for x in ll[a:b]]
             headless = [i for i, x in enumerate(hs) if x < 0]
-            if headless and (self._multi_step or (not self._has_root and len(headless) == 1)):
+            if headless and (self._attach_headless or (not self._has_root and len(headless) == 1)):
                 for i in headless:
                     hs[i] = 0
                     ls[i] = root_label

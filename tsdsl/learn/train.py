@@ -26,7 +26,7 @@ from ..check import load_system
 from ..conllu import Sentence, read_conllu
 from ..errors import UsageError
 from ..evaluate import universal_label
-from ..features import FeatureSet, default_features, load_features
+from ..features import default_features, load_features
 from ..kernels import compile_system
 from ..projectivize import LIFT_MARK, lift
 from ..trees import is_projective
@@ -231,8 +231,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         if dev_sents:
             model.weights = averaged
             parser = Parser(model, Engine(kernel, features, outputs, options.hash_bits, weights=averaged))
-            heads, labels, stats = parser.parse_columns(dev_columns, beam=options.beam)
-            uas, las = attachment_scores(dev_gold, heads, labels)
+            dev_heads, dev_labels, stats = parser.parse_columns(dev_columns, beam=options.beam)
+            uas, las = attachment_scores(dev_gold, dev_heads, dev_labels)
             record.update(dev_uas=uas, dev_las=las, dev_words_per_second=round(stats.words_per_second),
                           dev_repaired_words=stats.repaired_words)
             score = las
@@ -255,8 +255,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     if history and "dev_las" in history[best_epoch - 1]:
         model.meta.update(dev_uas=history[best_epoch - 1]["dev_uas"], dev_las=history[best_epoch - 1]["dev_las"])
     last = history[-1]
-    if progress is not None and last["transitions"] and last["stuck"] >= 0.5 * len(trees):
-        progress.write(f"warning: in the last epoch {last['stuck']} of {len(trees)} training sentences ended "
+    if last["transitions"] and last["stuck"] >= 0.5 * len(trees):
+        (progress or sys.stderr).write(f"warning: in the last epoch {last['stuck']} of {len(trees)} training sentences ended "
                        "without a terminal configuration (no legal transition, or the step limit): the "
                        "oracle may lead into dead ends of this system\n")
     out = save(model, out_dir)
