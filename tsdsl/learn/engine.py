@@ -18,7 +18,10 @@ class Engine:
     """Greedy and beam search, training and parsing, for one system and one weight table."""
 
     def __init__(self, kernel, features, outputs: Outputs, hash_bits: int, *,
-                 weights: Optional[np.ndarray] = None, train: bool = False):
+                 weights: Optional[np.ndarray] = None, train: bool = False,
+                 live_rows: Optional[np.ndarray] = None):
+        """``live_rows``: for parsing, the rows of ``weights`` that may be non-zero (computed
+        when not given); the others are never read."""
         if not hasattr(kernel, "module") or not hasattr(kernel.module, "Learner"):
             raise UsageError("training and parsing need the compiled kernel (no C compiler was found)")
         self.kernel = kernel
@@ -34,6 +37,9 @@ class Engine:
         self.W = weights
         self.U = np.zeros((rows, C) if train else (1, C), dtype=np.float64)
         self.touched = np.zeros(rows if train else 1, dtype=np.uint8)
+        self.live = np.zeros(1 if train else rows, dtype=np.uint8)
+        if not train:
+            self.live[np.flatnonzero(np.any(weights != 0, axis=1)) if live_rows is None else live_rows] = 1
         self._addr = np.ascontiguousarray(features.addresses, dtype=np.int32).reshape(-1)
         self._atom = np.ascontiguousarray(features.atoms, dtype=np.int32).reshape(-1)
         self._tpl = np.ascontiguousarray(features.templates, dtype=np.int32).reshape(-1)
@@ -42,8 +48,9 @@ class Engine:
         self.learner = kernel.module.Learner(
             self._addr.ctypes.data, len(features.addresses), self._atom.ctypes.data, len(features.atoms),
             self._tpl.ctypes.data, len(features.templates), self._open.ctypes.data, self._cls.ctypes.data,
-            C, self.W.ctypes.data, self.U.ctypes.data, self.touched.ctypes.data, rows - 1,
-            (self._addr, self._atom, self._tpl, self._open, self._cls, self.W, self.U, self.touched))
+            C, self.W.ctypes.data, self.U.ctypes.data, self.touched.ctypes.data,
+            0 if train else self.live.ctypes.data, rows - 1,
+            (self._addr, self._atom, self._tpl, self._open, self._cls, self.W, self.U, self.touched, self.live))
 
     @property
     def n_outputs(self) -> int:

@@ -19,6 +19,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
+from typing import Optional
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +52,7 @@ class Model:
     outputs: tuple[str, ...]
     weights: np.ndarray                 # dense float32 [2**hash_bits, outputs]
     meta: dict = field(default_factory=dict)
+    live_rows: Optional[np.ndarray] = None  # rows of weights that may be non-zero (None: unknown)
 
 
 def spec_sources(system: ir.System) -> tuple[dict[str, str], str]:
@@ -173,4 +175,4 @@ def load(model_dir: str | Path) -> Model:
     weights[rows] = vals
     return Model(system=system, spec_files=files, spec_main=main, overrides=overrides, features=features,
                  labels=labels, root_label=str(labels_doc.get("root_label") or "root"), hash_bits=bits,
-                 outputs=outputs, weights=weights, meta=meta)
+                 outputs=outputs, weights=weights, meta=meta, live_rows=rows)

@@ -20,7 +20,7 @@ import numpy as np
 from ..conllu import Sentence
 from ..errors import UsageError
 from ..kernels import compile_system
-from ..projectivize import deprojectivize
+from ..projectivize import LIFT_MARK, deprojectivize
 from ..repair import make_tree
 from .data import columns_of, make_batch
 from .engine import Engine
@@ -51,7 +51,8 @@ def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = N
     if model.outputs and tuple(outputs.names) != tuple(model.outputs):
         raise ModelError("the model's outputs do not match its spec and labels")
     return Engine(kernel, model.features, outputs, model.hash_bits,
-                  weights=model.weights if weights is None else weights, train=train)
+                  weights=model.weights if weights is None else weights, train=train,
+                  live_rows=model.live_rows if weights is None and not train else None)
 
 
 class Parser:
@@ -123,7 +124,7 @@ class Parser:
             if fixed.fixes:
                 stats.repaired_words += fixed.fixes
                 stats.repaired_sentences += 1
-            if self.lifted:
+            if self.lifted and any(LIFT_MARK in x for x in ls if x):
                 hs, ls = deprojectivize(hs, ls)
                 hs, ls = list(hs), list(ls)
             heads_out.append(hs)

@@ -230,7 +230,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                   "updates": int(mistakes), "stuck": int(stuck)}
         if dev_sents:
             model.weights = averaged
-            parser = Parser(model, Engine(kernel, features, outputs, options.hash_bits, weights=averaged))
+            parser = Parser(model, Engine(kernel, features, outputs, options.hash_bits, weights=averaged,
+                                          live_rows=rows))
             dev_heads, dev_labels, stats = parser.parse_columns(dev_columns, beam=options.beam)
             uas, las = attachment_scores(dev_gold, dev_heads, dev_labels)
             record.update(dev_uas=uas, dev_las=las, dev_words_per_second=round(stats.words_per_second),
@@ -248,7 +249,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         model.weights = engine.W
     final = np.zeros_like(engine.W)
     final[best_rows] = best_vals
-    model.weights = final
+    model.weights, model.live_rows = final, best_rows
     model.meta.update(best_epoch=best_epoch, history=history,
                       train_seconds=round(time.perf_counter() - t_start, 3),
                       train_sentences=len(trees), skipped_nonprojective=skipped, lifted_arcs=lifted)
