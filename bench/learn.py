@@ -193,7 +193,7 @@ def render(rows: list[dict], args) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--treebanks", nargs="+", default=list(TREEBANKS))
-    ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    ap.add_argument("--systems", nargs="*", default=list(SYSTEMS), choices=list(SYSTEMS))
     ap.add_argument("--epochs", type=int, default=15)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--hash-bits", type=int, default=20)
