@@ -451,6 +451,14 @@ def test_nm_log_and_eval_counters(trained, parsed):
                                         "nonmonotonic_broke": broke}
 
 
+def test_nm_log_needs_greedy_parsing(trained, tmp_path):
+    out = tmp_path / "never.conllu"
+    code, _, err = cli("parse", trained("covington-nm"), "raw.conllu", "-o", out, "--beam", "2",
+                       "--nm-log", tmp_path / "log.json")
+    assert_refused(code, err, "--nm-log", "greedy")
+    assert not out.exists()
+
+
 def test_nm_log_of_another_file_is_refused(trained, parsed, tmp_path):
     log = tmp_path / "bad-log.json"
     log.write_text(json.dumps({"events": [{"sentence": DEV_SENTENCES + 1, "word": 1, "old_head": 0}]}),

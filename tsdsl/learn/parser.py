@@ -100,6 +100,8 @@ class Parser:
         t0 = time.perf_counter()
         batch = make_batch(columns, self.model.features.token_attrs)
         width = self.beam if beam is None else beam
+        if log_nonmonotonic and width > 1:
+            raise UsageError("the non-monotonic log (--nm-log) is kept by greedy parsing only; use --beam 1")
         h, l, steps, stuck, events = self.engine.parse(batch, beam=width, log_nonmonotonic=log_nonmonotonic)
         stats.transitions, stats.stuck = int(steps), int(stuck)
         heads_out, labels_out = [], []

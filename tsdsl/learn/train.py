@@ -189,9 +189,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     batch = make_batch([columns_of(train_sents[k]) for k in keep], features.token_attrs, trees, label_ids)
 
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
-    meta = {"args": {k: v for k, v in asdict(options).items()}, "train_file": str(train_file),
-            "dev_file": str(dev_file) if dev_file else None, "nonproj": options.nonproj if lifted or skipped or
-            system.produces in PROJECTIVE_CLASSES else None, "beam": options.beam,
+    meta = {"args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
+            "nonproj": options.nonproj if system.produces in PROJECTIVE_CLASSES else None, "beam": options.beam,
             "loss": list(kernel.gen.losses[loss_index]), "oracle": oracle, "created_by": f"tsdsl {__version__}"}
     spec_files, spec_main = spec_sources(system)
     model = Model(system=system, spec_files=spec_files, spec_main=spec_main,
