@@ -487,6 +487,15 @@ class System:
     def param_dict(self) -> dict[str, Optional[int]]:
         return dict(self.params)
 
+    def finish(self, heads: list, labels: list, root_label: str = "root") -> None:
+        """Apply the system's end-of-parse rule to an output (CoNLL-U numbering, None or a
+        negative head for none), in place: with ``finally attach headless to root`` every
+        headless word, and in a rootless system a single headless word, gets head 0."""
+        headless = [k for k, h in enumerate(heads) if h is None or h < 0]
+        if (self.root == "none" and len(headless) == 1) or self.attach_headless_to_root:
+            for k in headless:
+                heads[k], labels[k] = 0, root_label
+
 
 def items_text(items: tuple[Item, ...], open_end: str = "R") -> str:
     if not items:

@@ -172,10 +172,7 @@ class CompiledSystem:
             return Tree(tuple(heads), tuple(labels), arcs)
         heads = [out(v["heads"][d]) for d in words]
         labels = [lab(v["labels"][d]) if heads[d - 1] is not None else None for d in words]
-        headless = [d for d in words if heads[d - 1] is None]
-        if (not self._has_root and len(headless) == 1) or self.system.attach_headless_to_root:
-            for d in headless:
-                heads[d - 1], labels[d - 1] = 0, "root"
+        self.system.finish(heads, labels)
         return Tree(tuple(heads), tuple(labels))
 
     def snapshot(self, state) -> dict:

@@ -10,8 +10,6 @@ import numpy as np
 from ..conllu import Sentence
 from .tokens import token_table
 
-COLUMNS = ("form", "lemma", "upos", "xpos", "feats")
-
 
 def columns_of(sentence: Sentence) -> dict[str, tuple[str, ...]]:
     return {"form": sentence.forms, "lemma": sentence.lemmas, "upos": sentence.upos,

@@ -52,10 +52,6 @@ class Engine:
             0 if train else self.live.ctypes.data, rows - 1,
             (self._addr, self._atom, self._tpl, self._open, self._cls, self.W, self.U, self.touched, self.live))
 
-    @property
-    def n_outputs(self) -> int:
-        return len(self.outputs)
-
     def averaged(self) -> tuple[np.ndarray, np.ndarray]:
         """The averaged-perceptron weights (training): a dense table, and the rows that can
         be non-zero (those ever updated)."""

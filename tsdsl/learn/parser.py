@@ -63,8 +63,6 @@ class Parser:
         self.engine = engine or bind(model)
         self.beam = int(model.meta.get("beam", 1) or 1)
         self.lifted = model.meta.get("nonproj") == "lift"
-        self._attach_headless = model.system.attach_headless_to_root
-        self._has_root = model.system.root != "none"
 
     @property
     def labels(self) -> list[str]:
@@ -113,11 +111,7 @@ class Parser:
             a, b = int(offs[si]), int(offs[si + 1])
             hs = hl[a:b]
             ls = [names[x] if 0 <= x < len(names) else None for x in ll[a:b]]
-            headless = [i for i, x in enumerate(hs) if x < 0]
-            if headless and (self._attach_headless or (not self._has_root and len(headless) == 1)):
-                for i in headless:
-                    hs[i] = 0
-                    ls[i] = root_label
+            self.model.system.finish(hs, ls, root_label)
             for i, x in enumerate(hs):
                 if x == 0 and ls[i] is None:
                     ls[i] = root_label
