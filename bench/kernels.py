@@ -53,9 +53,9 @@ SYSTEMS = ["arc-eager", "arc-hybrid", "arc-eager-unshift", "covington", "covingt
 sys.path.insert(0, str(ROOT))
 
 from tsdsl import Interpreter, __version__, load_system  # noqa: E402
-from tsdsl.conllu import read_conllu  # noqa: E402
+from tsdsl.treebank.conllu import read_conllu  # noqa: E402
 from tsdsl.oracle import FastOracle  # noqa: E402
-from tsdsl.trees import is_projective  # noqa: E402
+from tsdsl.treebank.trees import is_projective  # noqa: E402
 
 TARGET_INTERP = 100.0  # interpreter / compiled, per word, at least
 TARGET_C = 3.0  # compiled unlabeled arc-eager / C O(1), per word, at most

@@ -5,7 +5,7 @@ system, in a fresh process: ``tsdsl.learn.train`` (gold UPOS, FEATS and lemmas f
 files; dev LAS picks the best epoch), then the saved model is loaded and the test file
 parsed (timed without the model loading: the whole ``Parser.parse_sentences`` call, token
 tables and tree repair included, and separately the kernel search alone), then scored with
-``tsdsl.evaluate`` (UAS and LAS with punctuation; LAS on universal labels as in CoNLL 2018).
+``tsdsl.treebank.evaluate`` (UAS and LAS with punctuation; LAS on universal labels as in CoNLL 2018).
 
 Results go to one table in ``docs/results.md`` (and ``--json``), with the issue's targets:
 best LAS per treebank (en_lines >= 83.7, el_gdt >= 84.7, en_gum >= 84.2), greedy
@@ -59,8 +59,8 @@ SYSTEMS = {
 def run_one(tb: str, name: str, epochs: int, beam: int, workdir: Path, hash_bits: int) -> dict:
     """Train, parse and score one (treebank, system) pair in this process."""
     sys.path.insert(0, str(ROOT))
-    from tsdsl.conllu import read_conllu, write_conllu
-    from tsdsl.evaluate import evaluate
+    from tsdsl.treebank.conllu import read_conllu, write_conllu
+    from tsdsl.treebank.evaluate import evaluate
     from tsdsl.learn.parser import load_parser
     from tsdsl.learn.train import TrainOptions, train
 
@@ -100,7 +100,7 @@ def run_one(tb: str, name: str, epochs: int, beam: int, workdir: Path, hash_bits
 def measure_speed(row: dict, workdir: Path, repeats: int = 3) -> dict:
     """Parse speed of an already trained model (best of ``repeats``), in this process alone."""
     sys.path.insert(0, str(ROOT))
-    from tsdsl.conllu import read_conllu
+    from tsdsl.treebank.conllu import read_conllu
     from tsdsl.learn.data import columns_of, make_batch
     from tsdsl.learn.parser import load_parser
 

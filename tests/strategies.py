@@ -207,7 +207,7 @@ def spec_token_soup() -> st.SearchStrategy[str]:
 
 
 # ---------------------------------------------------------------------------------
-# labelled trees and broken head vectors (tsdsl.projectivize, tsdsl.repair)
+# labelled trees and broken head vectors (tsdsl.treebank.projectivize, tsdsl.treebank.repair)
 # ---------------------------------------------------------------------------------
 
 

@@ -228,7 +228,7 @@ def test_covington_nm_bad_upper_bound_pinned_case(tmp_path):
 def test_random_tree_classes():
     import random
 
-    from tsdsl.trees import is_projective, is_tree
+    from tsdsl.treebank.trees import is_projective, is_tree
 
     rng = random.Random(1)
     for n in range(1, 8):

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from tsdsl.conllu import ConlluError, Sentence, parse_conllu, read_conllu, write_conllu
+from tsdsl.treebank.conllu import ConlluError, Sentence, parse_conllu, read_conllu, write_conllu
 from tsdsl.errors import TsdslError, UsageError
-from tsdsl.trees import Tree
+from tsdsl.treebank.trees import Tree
 
 SAMPLE = (
     "# newdoc id = doc1\n"

@@ -26,8 +26,8 @@ import pytest
 
 from tsdsl import load_system
 from tsdsl.cli import main
-from tsdsl.conllu import read_conllu
-from tsdsl.trees import is_projective
+from tsdsl.treebank.conllu import read_conllu
+from tsdsl.treebank.trees import is_projective
 from tsdsl.verify.classes import single_root_trees
 from tsdsl.verify.coverage import coverage, nonprojective_arcs
 

@@ -31,9 +31,9 @@ import json
 import pytest
 
 from tsdsl.cli import main
-from tsdsl.conllu import parse_conllu
+from tsdsl.treebank.conllu import parse_conllu
 from tsdsl.errors import UsageError
-from tsdsl.evaluate import MismatchError, crossing_arcs, evaluate, evaluate_files, length_bin
+from tsdsl.treebank.evaluate import MismatchError, crossing_arcs, evaluate, evaluate_files, length_bin
 
 
 def w(i, form, upos, head, deprel):

@@ -22,7 +22,7 @@ from hypothesis import given, strategies as st
 
 from tsdsl.check import load_system, load_system_text
 from tsdsl.errors import UsageError
-from tsdsl.features import (
+from tsdsl.learn.features import (
     ATOM_DIST, ATOM_LABEL, ATOM_SL, ATOM_TOK, ATOM_VL, BASE_CL, BASE_CR, BASE_LIST, MAX_ATOMS, MAX_STEPS,
     STEP_H, STEP_LC1, STEP_LCC, STEP_NEXT, STEP_RCC, STEPS, FeatureError, FeatureSet, default_features,
     load_features,

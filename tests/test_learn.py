@@ -30,13 +30,13 @@ import numpy as np
 import pytest
 
 from tsdsl.cli import main
-from tsdsl.conllu import read_conllu
+from tsdsl.treebank.conllu import read_conllu
 from tsdsl.errors import UsageError
 from tsdsl.learn import load_parser
 from tsdsl.learn import model as model_io
 from tsdsl.learn.model import ModelError
-from tsdsl.projectivize import LIFT_MARK
-from tsdsl.trees import is_projective, is_tree
+from tsdsl.treebank.projectivize import LIFT_MARK
+from tsdsl.treebank.trees import is_projective, is_tree
 
 SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
 

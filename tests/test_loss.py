@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 from tsdsl import load_system
 from tsdsl.check import load_system_text
 from tsdsl.interp import Interpreter
-from tsdsl.trees import is_projective
+from tsdsl.treebank.trees import is_projective
 from tsdsl.verify.classes import single_root_trees
-from tsdsl.verify.loss import BudgetExceeded, LossSearch, find_derivation, is_monotonic, static_oracle
+from tsdsl.verify.loss import BudgetExceeded, LossSearch, find_derivation, static_oracle
 from tsdsl.verify.strategies import trees
 
 SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
@@ -197,7 +197,7 @@ def test_cycle_memo_regression():
 def test_lower_bound_counts_lost_arcs_in_monotonic_system():
     """Arc-eager, gold 2 0: after RIGHT-ARC root -> 1 the arc 2 -> 1 is lost for good."""
     it = interp(SYSTEMS / "arc-eager.ts")
-    assert is_monotonic(it.system)
+    assert it.system.is_monotonic()
     c = it.initial(2)
     it.apply(c, "RIGHT-ARC")
     search = LossSearch(it, (2, 0))
@@ -208,7 +208,7 @@ def test_lower_bound_counts_lost_arcs_in_monotonic_system():
 def test_nonmonotonic_systems_are_recognised():
     for stem, mono in [("arc-eager", True), ("covington", True), ("covington-nm", False),
                        ("arc-eager-unshift", False), ("arc-eager-nm-2013", False)]:
-        assert is_monotonic(interp(SYSTEMS / f"{stem}.ts").system) is mono, stem
+        assert interp(SYSTEMS / f"{stem}.ts").system.is_monotonic() is mono, stem
 
 
 def test_loss_is_inf_with_only_dead_ends():

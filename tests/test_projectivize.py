@@ -1,5 +1,5 @@
-"""Pseudo-projective lifting and its inverse (``tsdsl.projectivize``), and the fallback
-that turns any parser output into a tree (``tsdsl.repair``).
+"""Pseudo-projective lifting and its inverse (``tsdsl.treebank.projectivize``), and the fallback
+that turns any parser output into a tree (``tsdsl.treebank.repair``).
 
 CoNLL-U numbering: ``heads[d-1]`` is the head of word ``d``, 0 is the root.
 """
@@ -13,9 +13,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from strategies import broken_heads, labelled_trees, projective_trees, trees
-from tsdsl.projectivize import LIFT_MARK, decode_label, deprojectivize, is_lifted_label, lift
-from tsdsl.repair import make_tree
-from tsdsl.trees import is_projective, is_tree
+from tsdsl.treebank.projectivize import LIFT_MARK, decode_label, deprojectivize, is_lifted_label, lift
+from tsdsl.treebank.repair import make_tree
+from tsdsl.treebank.trees import is_projective, is_tree
 
 # "A hearing is scheduled on the issue today ." (Nivre & Nilsson 2005, after their fig. 1):
 # hearing -> on and scheduled -> today cross the rest of the sentence.

@@ -17,7 +17,7 @@ import pytest
 
 from tsdsl import load_system
 from tsdsl.interp import Interpreter
-from tsdsl.trees import has_cycle, is_tree
+from tsdsl.treebank.trees import has_cycle, is_tree
 
 SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
 SPECS = sorted(SYSTEMS.glob("*.ts"))

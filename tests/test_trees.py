@@ -1,11 +1,11 @@
-"""Hand examples for the tree helpers in ``tsdsl.trees`` (CoNLL-U numbering:
+"""Hand examples for the tree helpers in ``tsdsl.treebank.trees`` (CoNLL-U numbering:
 ``heads[d-1]`` is the head of word ``d``, 0 is the root, None is unattached)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tsdsl.trees import Tree, has_cycle, is_projective, is_tree
+from tsdsl.treebank.trees import Tree, has_cycle, is_projective, is_tree
 
 # "book the flight through houston" (SLP3 ex. 18.9)
 BOOK = (0, 3, 1, 5, 3)

@@ -7,10 +7,8 @@ lowers it to the IR; :class:`~tsdsl.interp.Interpreter` runs it.
 from .check import check_spec, load_system, load_system_text
 from .errors import SpecError, SpecSemanticError, SpecSyntaxError, TsdslError, UsageError
 from .interp import Config, Interpreter
-from .trees import Tree
-
-__version__ = "0.1.0"
-
+from .treebank.trees import Tree
+from ._version import __version__
 
 
 def __getattr__(name: str):

@@ -11,7 +11,7 @@ import logging
 import sys
 from typing import Optional, Sequence
 
-from . import __version__
+from ._version import __version__
 from .check import load_system
 from .errors import TsdslError, UsageError
 from .interp import Interpreter
@@ -146,7 +146,7 @@ def cmd_coverage(args) -> int:
     import itertools
     import json
 
-    from .conllu import read_conllu
+    from .treebank.conllu import read_conllu
     from .verify.coverage import coverage
 
     system = load_system(args.spec, parse_overrides(args.set))
@@ -166,7 +166,7 @@ def cmd_coverage(args) -> int:
 def cmd_eval(args) -> int:
     import json
 
-    from .evaluate import evaluate_files
+    from .treebank.evaluate import evaluate_files
 
     extra = _nonmonotonic_counts(args.gold, args.pred, args.nm_log) if args.nm_log else None
     scores = evaluate_files(args.gold, args.pred, extra=extra)
@@ -180,7 +180,7 @@ def _nonmonotonic_counts(gold_path: str, pred_path: str, log_path: str) -> dict:
     (repaired), and how often the overwritten head was right and the final one is wrong (broke)."""
     import json
 
-    from .conllu import read_conllu
+    from .treebank.conllu import read_conllu
 
     try:
         doc = json.loads(open(log_path, encoding="utf-8").read())
@@ -226,7 +226,7 @@ def cmd_train(args) -> int:
 def cmd_parse(args) -> int:
     import json
 
-    from .conllu import read_conllu, write_conllu
+    from .treebank.conllu import read_conllu, write_conllu
     from .learn.parser import load_parser
     from .verify.report import write_atomic
 
@@ -273,7 +273,7 @@ def cmd_check_oracle(args) -> int:
                             budget=args.budget) for name in names]
     table = None
     if args.table1:
-        from .conllu import read_conllu
+        from .treebank.conllu import read_conllu
 
         sentences = [s.heads for s in read_conllu(args.table1) if 0 < len(s.heads) <= args.table1_max_len]
         table = bounds_table(system, sentences, args.oracle, configs=args.table1_configs, seed=args.seed,
@@ -298,7 +298,7 @@ def cmd_check_oracle(args) -> int:
 
 
 def cmd_trace_gold(args, system, it) -> int:
-    from .conllu import read_conllu
+    from .treebank.conllu import read_conllu
     from .oracle import FastOracle
     from .trace import apply_recorded, final_step
     from .verify.loss import LossSearch

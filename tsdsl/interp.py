@@ -12,7 +12,7 @@ from typing import Callable, Optional
 
 from . import ir
 from .errors import UsageError
-from .trees import Tree
+from .treebank.trees import Tree
 
 Env = dict  # variable -> token id (Tok) or list slice (Block / Rest)
 

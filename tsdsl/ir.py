@@ -483,6 +483,11 @@ class System:
                 return k
         raise KeyError(name)
 
+    def is_monotonic(self, n_tokens: int = 8) -> bool:
+        """True when no action can change or remove an existing arc."""
+        return not any(op.overwrite or op.break_cycle
+                       for a in self.actions_for(n_tokens) for c in a.cases for op in c.arcs)
+
     @property
     def param_dict(self) -> dict[str, Optional[int]]:
         return dict(self.params)

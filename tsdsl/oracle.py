@@ -43,9 +43,8 @@ class FastOracle:
         self.positive = positive
         self.reach_pred = it._pred(pred)
         self.penalties = [(name, it._pred(p)) for name, p in self.oracle.penalties]
-        from .verify.loss import is_monotonic
 
-        self.monotonic = is_monotonic(it.system, self.n + 2)
+        self.monotonic = it.system.is_monotonic(self.n + 2)
 
     # ---- loss ---------------------------------------------------------------------
     def unreachable(self, c: Config, bound: str = "exact") -> list[tuple[int, int]]:

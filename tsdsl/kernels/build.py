@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Union
 
-from .. import __version__, ir
+from .. import ir
+from .._version import __version__
 from ..errors import KernelBuildError
 from .codegen import GENERATOR_VERSION, Generated, generate
 

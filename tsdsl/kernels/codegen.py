@@ -24,9 +24,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Optional
 
-from .. import __version__, ir
+from .. import ir
+from .._version import __version__
 from ..errors import KernelBuildError
-from ..verify.loss import is_monotonic
 from .classes import Classes, eval_local, local_features
 from .families import INT, affine, skeleton
 
@@ -164,7 +164,7 @@ class KernelGen:
         self.list_index = {d.name: k for k, d in enumerate(system.lists)}
         self.tflag_index = {name: k for k, (name, _) in enumerate(system.token_flags)}
         self.gflag_index = {name: k for k, (name, _) in enumerate(system.global_flags)}
-        self.monotonic = is_monotonic(system, 8)
+        self.monotonic = system.is_monotonic(8)
         self.losses = [(o, l) for o in system.oracles if o.reach is not None for l in o.losses]
         self.uses_cycles = any(t != "unreachable" for _, l in self.losses for t in l.terms)
         if system.multihead and self.uses_cycles:

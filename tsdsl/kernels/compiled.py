@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import ir
 from ..errors import OracleError, UsageError
-from ..trees import Tree
+from ..treebank.trees import Tree
 from .codegen import Generated
 from .families import skeleton
 

@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..conllu import Sentence
+from ..treebank.conllu import Sentence
 from .tokens import token_table
 
 

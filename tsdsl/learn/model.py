@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ..check import load_system
 from ..errors import TsdslError, UsageError
-from ..features import FeatureSet, load_features
+from .features import FeatureSet, load_features
 from ..kernels.codegen import GENERATOR_VERSION
 from .. import ir
 

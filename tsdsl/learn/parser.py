@@ -5,7 +5,7 @@ Every output is a tree.  After the search the system's own `finally` rule applie
 becomes the root); then pseudo-projective labels are decoded when the model was
 trained with ``--nonproj lift``; whatever is still not a single-rooted tree (fragments
 left by a system that can stop early, several roots) is repaired by
-:func:`tsdsl.repair.make_tree`, and the number of words it re-attached is counted.
+:func:`tsdsl.treebank.repair.make_tree`, and the number of words it re-attached is counted.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..conllu import Sentence
+from ..treebank.conllu import Sentence
 from ..errors import UsageError
 from ..kernels import compile_system
-from ..projectivize import LIFT_MARK, deprojectivize
-from ..repair import make_tree
+from ..treebank.projectivize import LIFT_MARK, deprojectivize
+from ..treebank.repair import make_tree
 from .data import columns_of, make_batch
 from .engine import Engine
 from .model import Model, ModelError, load

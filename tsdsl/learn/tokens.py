@@ -36,7 +36,7 @@ def _feat_value(feats: str, name: str) -> str:
 
 
 def attribute_values(attr: str, words: dict[str, Sequence[str]]) -> list[str]:
-    """The values of one token attribute (canonical name, see tsdsl.features) for a sentence."""
+    """The values of one token attribute (canonical name, see tsdsl.learn.features) for a sentence."""
     if attr == "lower":
         return [w.lower() for w in words["form"]]
     if attr.startswith("feat:"):

@@ -21,15 +21,15 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ..check import load_system
-from ..conllu import Sentence, read_conllu
+from ..treebank.conllu import Sentence, read_conllu
 from ..errors import UsageError
-from ..evaluate import universal_label
-from ..features import default_features, load_features
+from ..treebank.evaluate import universal_label
+from .features import default_features, load_features
 from ..kernels import compile_system
-from ..projectivize import LIFT_MARK, lift
-from ..trees import is_projective
+from ..treebank.projectivize import LIFT_MARK, lift
+from ..treebank.trees import is_projective
 from .data import columns_of, make_batch
 from .engine import Engine
 from .model import Model, check_writable, save, spec_sources
@@ -113,7 +113,7 @@ def prepare_gold(system, sentences: list[Sentence], nonproj: str):
 
 
 def attachment_scores(gold, heads, labels) -> tuple[float, float]:
-    """UAS and LAS (universal labels, punctuation counted), as :func:`tsdsl.evaluate.evaluate`
+    """UAS and LAS (universal labels, punctuation counted), as :func:`tsdsl.treebank.evaluate.evaluate`
     computes them, for trees held as lists."""
     total = uas = las = 0
     for (gh, gl), ph, pl in zip(gold, heads, labels):

@@ -11,7 +11,7 @@ import itertools
 from functools import lru_cache
 from typing import Iterator, Optional, Sequence
 
-from ..trees import has_cycle
+from ..treebank.trees import has_cycle
 
 Heads = tuple[Optional[int], ...]
 

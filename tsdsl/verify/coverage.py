@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Optional, Sequence
 from .. import ir
 from ..errors import UsageError
 from ..interp import Interpreter
-from ..trees import is_projective
+from ..treebank.trees import is_projective
 from .loss import BudgetExceeded, find_derivation, static_oracle
 
 log = logging.getLogger("tsdsl.coverage")
@@ -151,7 +151,7 @@ class CoverageReport:
 
 
 def _gold_of(item) -> tuple[tuple[int, ...], int, Optional[str]]:
-    """(heads, line, sent_id) of a :class:`~tsdsl.conllu.Sentence` or a plain head sequence."""
+    """(heads, line, sent_id) of a :class:`~tsdsl.treebank.conllu.Sentence` or a plain head sequence."""
     heads = getattr(item, "heads", item)
     heads = tuple(heads)
     if any(h is None for h in heads):
@@ -166,7 +166,7 @@ def coverage(system: ir.System, sentences: Iterable, *, budget: Optional[int] = 
 
     Args:
         system: the lowered system.
-        sentences: :class:`~tsdsl.conllu.Sentence` objects, or head sequences in
+        sentences: :class:`~tsdsl.treebank.conllu.Sentence` objects, or head sequences in
             CoNLL-U numbering.
         budget: configurations each search may expand per sentence (None: unlimited);
             a sentence that exceeds it is undecided.

@@ -28,12 +28,6 @@ from .space import state_key
 INF = math.inf
 
 
-def is_monotonic(system: ir.System, n_tokens: int = 8) -> bool:
-    """True when no action can change or remove an existing arc."""
-    return not any(op.overwrite or op.break_cycle
-                   for a in system.actions_for(n_tokens) for c in a.cases for op in c.arcs)
-
-
 def _nonmonotonic_actions(system: ir.System, n_tokens: int) -> set[str]:
     return {a.name for a in system.actions_for(n_tokens)
             if any(op.overwrite or op.break_cycle for c in a.cases for op in c.arcs)}
@@ -62,7 +56,7 @@ class LossSearch:
         self._active: set[tuple] = set()
         self._cycle_hits = 0
         n_tokens = self.n + (0 if it.system.root == "none" else 1)
-        self.monotonic = is_monotonic(it.system, n_tokens)
+        self.monotonic = it.system.is_monotonic(n_tokens)
         self.nonmonotonic = _nonmonotonic_actions(it.system, n_tokens)
         self._attach = it.system.attach_headless_to_root
         self._has_root = it.system.root != "none"

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from .. import __version__
+from .._version import __version__
 from .verifier import PROPERTIES, Verdict, counterexample_facts
 
 

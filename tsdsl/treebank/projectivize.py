@@ -54,7 +54,7 @@ def lift(heads: Sequence[int], labels: Sequence[str]) -> Lifted:
         labels: one label per word; none may contain :data:`LIFT_MARK`.
 
     Returns:
-        The projective tree (it passes :func:`tsdsl.trees.is_projective`), its encoded
+        The projective tree (it passes :func:`tsdsl.treebank.trees.is_projective`), its encoded
         labels, and how many words were lifted.
 
     Raises:

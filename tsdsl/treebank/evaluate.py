@@ -1,6 +1,6 @@
 """Scoring predicted dependency trees against a gold treebank.
 
-:func:`evaluate` compares two lists of :class:`~tsdsl.conllu.Sentence` with the
+:func:`evaluate` compares two lists of :class:`~tsdsl.treebank.conllu.Sentence` with the
 same words (gold tokenization) and returns :class:`Scores`:
 
 * UAS and LAS over every word, punctuation included.  LAS compares the
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
 from .conllu import ConlluError, Sentence, read_conllu
-from .errors import UsageError
+from ..errors import UsageError
 
 __all__ = [
     "LENGTH_BINS", "MismatchError", "PrecisionRecall", "Ratio", "Scores", "check_aligned", "crossing_arcs", "evaluate",

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
-from .errors import TsdslError, UsageError
+from ..errors import TsdslError, UsageError
 from .trees import Tree, cycle_word
 
 __all__ = [

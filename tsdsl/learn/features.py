@@ -24,9 +24,9 @@ from typing import Optional, Sequence, Union
 import numpy as np
 import yaml
 
-from . import ir
-from .errors import UsageError, source_line
-from .spec import ascii_name
+from .. import ir
+from ..errors import UsageError, source_line
+from ..spec import ascii_name
 
 # ---- codes shared with the C extractor (do not renumber) ---------------------------
 
@@ -158,7 +158,7 @@ def default_features(system: ir.System) -> Path:
         name = "covington-2017.yaml"
     else:
         name = "zhang-nivre-2011.yaml"
-    return Path(str(resources.files("tsdsl.featuresets").joinpath(name)))
+    return Path(str(resources.files("tsdsl.learn.featuresets").joinpath(name)))
 
 
 # ---------------------------------------------------------------------------------
