@@ -247,90 +247,118 @@ class Interpreter:
 
     def _pred(self, p: ir.Pred) -> Callable[[Config, Env], bool]:
         """Compile a predicate to a closure over (configuration, bindings)."""
-        if isinstance(p, ir.Const):
-            v = p.value
-            return lambda c, e: v
-        if isinstance(p, ir.HasHead):
-            var = p.var
-            return lambda c, e: (bool(c.multi[e[var]]) if c.multi is not None else c.heads[e[var]] >= 0)
-        if isinstance(p, ir.IsRoot):
-            var = p.var
-            return lambda c, e: e[var] == c.root
-        if isinstance(p, ir.TokenFlag):
-            flag, var = p.flag, p.var
-            return lambda c, e: c.tflags[flag][e[var]]
-        if isinstance(p, ir.GlobalFlag):
-            flag = p.flag
-            return lambda c, e: c.gflags[flag]
-        if isinstance(p, ir.Path):
-            a, b = p.ancestor, p.descendant
-            return lambda c, e: _path(c, e[a], e[b])
-        if isinstance(p, ir.ArcExists):
-            h, d = p.head, p.dep
-            return lambda c, e: (e[h] in c.multi[e[d]] if c.multi is not None else c.heads[e[d]] == e[h])
-        if isinstance(p, ir.Length):
-            idx, v = self.list_index[p.list], p.value
-            op = _OPS[p.op]
-            return lambda c, e: op(len(c.lists[idx]), v)
-        if isinstance(p, ir.Cmp):
-            lf, rf, op = self._term(p.left), self._term(p.right), _OPS[p.op]
-            return lambda c, e: op(lf(c, e), rf(c, e))
-        if isinstance(p, ir.InList):
-            tf, idx = self._term(p.term), self.list_index[p.list]
-            return lambda c, e: tf(c, e) in c.lists[idx]
-        if isinstance(p, ir.Connected):
-            a, b = p.a, p.b
-            return lambda c, e: _component(c, e[a]) == _component(c, e[b])
-        if isinstance(p, ir.Not):
-            f = self._pred(p.item)
-            return lambda c, e: not f(c, e)
-        if isinstance(p, ir.All):
-            fs = [self._pred(i) for i in p.items]
-            return lambda c, e: all(f(c, e) for f in fs)
-        if isinstance(p, ir.Any_):
-            fs = [self._pred(i) for i in p.items]
-            return lambda c, e: any(f(c, e) for f in fs)
-        raise TypeError(p)
-
-
-    def _term(self, t: ir.Term) -> Callable[[Config, Env], int]:
-        """Compile a token term; ``gold_head`` reads the gold heads bound as ``$gold``."""
-        if isinstance(t, ir.TVar):
-            var = t.var
-            return lambda c, e: e[var]
-        if isinstance(t, ir.TInt):
-            v = t.value
-            return lambda c, e: v
-        if isinstance(t, (ir.TFirst, ir.TLast, ir.TLen)):
-            idx = self.list_index[t.list]
-            if isinstance(t, ir.TFirst):
-                return lambda c, e: c.lists[idx][0] if c.lists[idx] else c.n + 2
-            if isinstance(t, ir.TLast):
-                return lambda c, e: c.lists[idx][-1] if c.lists[idx] else 0
-            return lambda c, e: len(c.lists[idx])
-        if isinstance(t, ir.TPos):
-            f = self._term(t.term)
-
-            def pos(c, e):
-                x = f(c, e)
-                for lst in c.lists:
-                    if x in lst:
-                        return lst.index(x)
-                return -1
-
-            return pos
-        if isinstance(t, ir.TGold):
-            f = self._term(t.term)
-            return lambda c, e: e["$gold"][f(c, e)]
-        lf, rf = self._term(t.left), self._term(t.right)
-        fn = {"max": max, "min": min, "+": lambda a, b: a + b, "-": lambda a, b: a - b}[t.op]
-        return lambda c, e: fn(lf(c, e), rf(c, e))
+        return _Closures(self.list_index).visit(p)
 
 
 _OPS = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, ">=": lambda a, b: a >= b,
     "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, "<": lambda a, b: a < b,
 }
+
+
+class _Closures(ir.ExprWalker):
+    """Predicates and terms as closures over (configuration, bindings); ``gold_head`` reads
+    the gold heads bound as ``$gold``."""
+
+    def __init__(self, list_index: dict[str, int]):
+        self.list_index = list_index
+
+    def visit_const(self, p):
+        v = p.value
+        return lambda c, e: v
+
+    def visit_has_head(self, p):
+        var = p.var
+        return lambda c, e: (bool(c.multi[e[var]]) if c.multi is not None else c.heads[e[var]] >= 0)
+
+    def visit_is_root(self, p):
+        var = p.var
+        return lambda c, e: e[var] == c.root
+
+    def visit_token_flag(self, p):
+        flag, var = p.flag, p.var
+        return lambda c, e: c.tflags[flag][e[var]]
+
+    def visit_global_flag(self, p):
+        flag = p.flag
+        return lambda c, e: c.gflags[flag]
+
+    def visit_path(self, p):
+        a, b = p.ancestor, p.descendant
+        return lambda c, e: _path(c, e[a], e[b])
+
+    def visit_arc_exists(self, p):
+        h, d = p.head, p.dep
+        return lambda c, e: (e[h] in c.multi[e[d]] if c.multi is not None else c.heads[e[d]] == e[h])
+
+    def visit_length(self, p):
+        idx, v, op = self.list_index[p.list], p.value, _OPS[p.op]
+        return lambda c, e: op(len(c.lists[idx]), v)
+
+    def visit_cmp(self, p):
+        lf, rf, op = self.visit(p.left), self.visit(p.right), _OPS[p.op]
+        return lambda c, e: op(lf(c, e), rf(c, e))
+
+    def visit_in_list(self, p):
+        tf, idx = self.visit(p.term), self.list_index[p.list]
+        return lambda c, e: tf(c, e) in c.lists[idx]
+
+    def visit_connected(self, p):
+        a, b = p.a, p.b
+        return lambda c, e: _component(c, e[a]) == _component(c, e[b])
+
+    def visit_not(self, p):
+        f = self.visit(p.item)
+        return lambda c, e: not f(c, e)
+
+    def visit_all(self, p):
+        fs = [self.visit(i) for i in p.items]
+        return lambda c, e: all(f(c, e) for f in fs)
+
+    def visit_any(self, p):
+        fs = [self.visit(i) for i in p.items]
+        return lambda c, e: any(f(c, e) for f in fs)
+
+    def visit_tvar(self, t):
+        var = t.var
+        return lambda c, e: e[var]
+
+    def visit_tint(self, t):
+        v = t.value
+        return lambda c, e: v
+
+    def visit_tfirst(self, t):
+        idx = self.list_index[t.list]
+        return lambda c, e: c.lists[idx][0] if c.lists[idx] else c.n + 2
+
+    def visit_tlast(self, t):
+        idx = self.list_index[t.list]
+        return lambda c, e: c.lists[idx][-1] if c.lists[idx] else 0
+
+    def visit_tlen(self, t):
+        idx = self.list_index[t.list]
+        return lambda c, e: len(c.lists[idx])
+
+    def visit_tpos(self, t):
+        f = self.visit(t.term)
+
+        def pos(c, e):
+            x = f(c, e)
+            for lst in c.lists:
+                if x in lst:
+                    return lst.index(x)
+            return -1
+
+        return pos
+
+    def visit_tgold(self, t):
+        f = self.visit(t.term)
+        return lambda c, e: e["$gold"][f(c, e)]
+
+    def visit_tfunc(self, t):
+        lf, rf = self.visit(t.left), self.visit(t.right)
+        fn = {"max": max, "min": min, "+": lambda a, b: a + b, "-": lambda a, b: a - b}[t.op]
+        return lambda c, e: fn(lf(c, e), rf(c, e))
 
 
 def _path(c: Config, ancestor: int, descendant: int) -> bool:

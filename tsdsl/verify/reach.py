@@ -250,28 +250,51 @@ class PairReachability:
 
 def _eval(p: ir.Pred, env: dict, facts: dict, tflags: list[str]) -> Optional[bool]:
     """Three-valued evaluation: True, False, or None (unknown)."""
-    if isinstance(p, ir.Const):
+    return _ThreeValued(env, facts, tflags).visit(p)
+
+
+class _ThreeValued(ir.PredWalker):
+    """Evaluates a predicate on abstract token facts (has head, flags, is root): True, False,
+    or None where the facts do not decide it (paths, arcs, lengths, comparisons …)."""
+
+    def __init__(self, env: dict, facts: dict, tflags: list[str]):
+        self.env, self.facts, self.tflags = env, facts, tflags
+
+    def _fact(self, var: str, k: int):
+        who = self.env.get(var)
+        return self.facts[who][k] if who else None
+
+    def visit_const(self, p):
         return p.value
-    if isinstance(p, ir.HasHead):
-        who = env.get(p.var)
-        return facts[who][0] if who else None
-    if isinstance(p, ir.IsRoot):
-        who = env.get(p.var)
-        return facts[who][2] if who else None
-    if isinstance(p, ir.TokenFlag):
-        who = env.get(p.var)
-        return facts[who][1][tflags.index(p.flag)] if who else None
-    if isinstance(p, ir.Not):
-        v = _eval(p.item, env, facts, tflags)
+
+    def visit_has_head(self, p):
+        return self._fact(p.var, 0)
+
+    def visit_is_root(self, p):
+        return self._fact(p.var, 2)
+
+    def visit_token_flag(self, p):
+        flags = self._fact(p.var, 1)
+        return None if flags is None else flags[self.tflags.index(p.flag)]
+
+    def visit_not(self, p):
+        v = self.visit(p.item)
         return None if v is None else not v
-    if isinstance(p, ir.All):
-        vals = [_eval(i, env, facts, tflags) for i in p.items]
+
+    def visit_all(self, p):
+        vals = [self.visit(i) for i in p.items]
         if any(v is False for v in vals):
             return False
         return True if all(v is True for v in vals) else None
-    if isinstance(p, ir.Any_):
-        vals = [_eval(i, env, facts, tflags) for i in p.items]
+
+    def visit_any(self, p):
+        vals = [self.visit(i) for i in p.items]
         if any(v is True for v in vals):
             return True
         return False if all(v is False for v in vals) else None
-    return None
+
+    def _unknown(self, p):
+        return None
+
+    visit_global_flag = visit_path = visit_arc_exists = visit_length = visit_cmp = visit_in_list = \
+        visit_connected = _unknown
