@@ -53,7 +53,7 @@ def test_a_walker_that_misses_a_kind_is_refused():
 
 def test_visit_refuses_what_is_not_a_node():
     with pytest.raises(TypeError, match="not an IR node"):
-        ir._TEXT.visit("has_head(s)")
+        ir.walk._TEXT.visit("has_head(s)")
 
 
 def test_text_and_json_of_every_predicate_kind():

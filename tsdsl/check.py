@@ -10,7 +10,6 @@ are checked and translated directly.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -447,8 +446,7 @@ class _Lowerer:
             for t, ps in zip(cp, specs):
                 if ps is None:
                     continue
-                made = _cp_instances(t, ps, k_eff, D, reading, unbounded=K is None, multihead=multihead,
-                                     root=root)
+                made = _cp_instances(t, ps, k_eff, D, reading, multihead=multihead, root=root)
                 if not made and report:
                     self.err("TS208", f"transition {t.name!r} can never apply: no index pair fits "
                                       f"K={_inf(K)}, D={_inf(D if D < 10**9 else None)}, P={ps['P']}", t.span)
@@ -456,12 +454,13 @@ class _Lowerer:
             return tuple(actions)
 
         if K is None:
-            build(64, report=True)  # report problems once, on a representative size
-            fixed, inst = None, functools.lru_cache(maxsize=64)(lambda n: build(n, report=False))
+            fixed = None
+            families = tuple(f for t, ps in zip(cp, specs) if ps is not None
+                             for f in _cp_families(t, ps, D, multihead=multihead, root=root))
         else:
-            fixed, inst = build(K, report=True), None
+            fixed, families = build(K, report=True), ()
         return ir.System(lists=lists, initial=initial, terminal=terminal, params=params, style="control-parameters",
-                         settings=settings, fixed_actions=fixed, instantiate=inst, **common)
+                         settings=settings, fixed_actions=fixed, families=families, **common)
 
     def _cp_params(self, t: S.CPTransition) -> Optional[dict]:
         base = CP_BASES.get(t.base)
@@ -900,38 +899,25 @@ def _without(items: tuple[ir.Item, ...], var: str) -> tuple[ir.Item, ...]:
 _SHIFT_U = ir.ListMatch("U", (ir.Tok("u"), ir.Rest("U")))
 
 
-def _cp_instances(t: S.CPTransition, ps: dict, K: int, D: int, reading: str, *, unbounded: bool,
-                  multihead: bool, root: str) -> list[ir.Action]:
+def _cp_instances(t: S.CPTransition, ps: dict, K: int, D: int, reading: str, *, multihead: bool,
+                  root: str) -> list[ir.Action]:
+    """The actions of one transition for a finite capacity K (capacity inf: :func:`_cp_families`)."""
     base, P, name = ps["base"], ps["P"], t.name
     if base == "shift":
-        case = ir.Case((ir.ListMatch("O", (ir.Rest("O"),)), _SHIFT_U), ir.TRUE, ir.TRUE, (),
-                       ((ir.Rest("O"), ir.Tok("u")), (ir.Rest("U"),)), (), t.span)
-        return [ir.Action(name, ps["cls"] or name, (case,), t.span, family=name)]
+        return [_cp_shift(t, ps)]
     if base == "reduce":
-        return _cp_reduce(t, ps, K, reading, unbounded)
+        return _cp_reduce(t, ps, K, reading)
     pairs = [(i, j) for i in range(2, K + 1) for j in range(1, i) if i - j <= D]
     if P == "right":
         pairs = [(i, j) for i, j in pairs if j == 1]
-    elif P == "left" and reading == "capacity" and not unbounded:
+    elif P == "left" and reading == "capacity":
         pairs = [(i, j) for i, j in pairs if i == K]
     out = []
     for i, j in pairs:
         items, var = _o_pattern([i, j])
-        head, dep = (var[j], var[i]) if base == "left" else (var[i], var[j])
-        guard: ir.Pred = ir.TRUE
-        if P == "left" and (unbounded or i < K):
-            guard = ir.Length("O", "==", i)  # O[i] is the left periphery of ACTIVE(O) only when |O| = i
-        o_after = _without(items, dep) if ps["B"] else items
-        match = [ir.ListMatch("O", items), ir.ListMatch("U", (ir.Rest("U"),))]
-        result = [o_after, (ir.Rest("U"),)]
-        if ps["S"]:
-            match[1] = _SHIFT_U
-            result = [o_after + (ir.Tok("u"),), (ir.Rest("U"),)]
-        op = ir.ArcOp(head, dep)
-        implicit = _arc_implicit(op, multihead, root)
-        case = ir.Case(tuple(match), guard, implicit, (op,), tuple(result), (), t.span)
-        out.append((i, j, case))
-    many = len(out) > 1 or unbounded
+        guard = ir.Length("O", "==", i) if P == "left" and i < K else ir.TRUE
+        out.append((i, j, _cp_arc_case(t, ps, items, var[i], var[j], guard, multihead, root)))
+    many = len(out) > 1
     actions = []
     for i, j, case in out:
         action_name = f"{name}({i},{j})" if many else name
@@ -940,31 +926,87 @@ def _cp_instances(t: S.CPTransition, ps: dict, K: int, D: int, reading: str, *, 
     return actions
 
 
-def _cp_reduce(t: S.CPTransition, ps: dict, K: int, reading: str, unbounded: bool) -> list[ir.Action]:
+def _cp_shift(t: S.CPTransition, ps: dict) -> ir.Action:
+    case = ir.Case((ir.ListMatch("O", (ir.Rest("O"),)), _SHIFT_U), ir.TRUE, ir.TRUE, (),
+                   ((ir.Rest("O"), ir.Tok("u")), (ir.Rest("U"),)), (), t.span)
+    return ir.Action(t.name, ps["cls"] or t.name, (case,), t.span, family=t.name)
+
+
+def _cp_arc_case(t: S.CPTransition, ps: dict, items: tuple[ir.Item, ...], oi: str, oj: str, guard: ir.Pred,
+                 multihead: bool, root: str) -> ir.Case:
+    """The case of an arc between O[i] (variable ``oi``) and O[j] (``oj``), i > j."""
+    head, dep = (oj, oi) if ps["base"] == "left" else (oi, oj)
+    o_after = _without(items, dep) if ps["B"] else items
+    match = [ir.ListMatch("O", items), ir.ListMatch("U", (ir.Rest("U"),))]
+    result = [o_after, (ir.Rest("U"),)]
+    if ps["S"]:
+        match[1] = _SHIFT_U
+        result = [o_after + (ir.Tok("u"),), (ir.Rest("U"),)]
+    op = ir.ArcOp(head, dep)
+    return ir.Case(tuple(match), guard, _arc_implicit(op, multihead, root), (op,), tuple(result), (), t.span)
+
+
+def _reduce_case(t: S.CPTransition, items: tuple[ir.Item, ...], guard: ir.Pred = ir.TRUE) -> ir.Case:
+    """Reduce the token ``x`` bound by ``items`` in O, once it has a head."""
+    return ir.Case((ir.ListMatch("O", items), ir.ListMatch("U", (ir.Rest("U"),))), guard, ir.HasHead("x"), (),
+                   (_without(items, "x"), (ir.Rest("U"),)), (), t.span)
+
+
+def _reduce_at(i: int) -> tuple[ir.Item, ...]:
+    items, _ = _o_pattern([i])
+    return tuple(ir.Tok("x") if isinstance(it, ir.Tok) else it for it in items)
+
+
+_LEFTMOST = (ir.Tok("x"), ir.Rest("O"))
+
+
+def _cp_reduce(t: S.CPTransition, ps: dict, K: int, reading: str) -> list[ir.Action]:
     name, P = t.name, ps["P"]
     cls = ps["cls"] or name
-    need_head = ir.HasHead("x")
-
-    def case_at(i: int, guard: ir.Pred) -> ir.Case:
-        items, var = _o_pattern([i])
-        items = tuple(ir.Tok("x") if isinstance(it, ir.Tok) else it for it in items)
-        return ir.Case((ir.ListMatch("O", items), ir.ListMatch("U", (ir.Rest("U"),))), guard, need_head, (),
-                       (_without(items, "x"), (ir.Rest("U"),)), (), t.span)
-
-    leftmost = ir.Case((ir.ListMatch("O", (ir.Tok("x"), ir.Rest("O"))), ir.ListMatch("U", (ir.Rest("U"),))),
-                       ir.TRUE, need_head, (), ((ir.Rest("O"),), (ir.Rest("U"),)), (), t.span)
     if P == "right":
-        return [ir.Action(name, cls, (case_at(1, ir.TRUE),), t.span, family=name, indexes=(1,))]
+        return [ir.Action(name, cls, (_reduce_case(t, _reduce_at(1)),), t.span, family=name, indexes=(1,))]
     if P == "left":
-        if unbounded:
-            return [ir.Action(name, cls, (leftmost,), t.span, family=name)]
         if reading == "capacity":
-            return [ir.Action(name, cls, (case_at(K, ir.TRUE),), t.span, family=name, indexes=(K,))]
-        short = ir.Case(leftmost.match, ir.Length("O", "<", K), need_head, (), leftmost.result, (), t.span)
-        return [ir.Action(name, cls, (case_at(K, ir.TRUE), short), t.span, family=name)]
+            return [ir.Action(name, cls, (_reduce_case(t, _reduce_at(K)),), t.span, family=name, indexes=(K,))]
+        short = _reduce_case(t, _LEFTMOST, ir.Length("O", "<", K))
+        return [ir.Action(name, cls, (_reduce_case(t, _reduce_at(K)), short), t.span, family=name)]
     many = K > 1
     return [ir.Action(f"{name}({i})" if many else name, ps["cls"] or (f"{name}({i})" if many else name),
-                      (case_at(i, ir.TRUE),), t.span, family=name, indexes=(i,)) for i in range(1, K + 1)]
+                      (_reduce_case(t, _reduce_at(i)),), t.span, family=name, indexes=(i,)) for i in range(1, K + 1)]
+
+
+# ---- capacity inf: families (Bohnet et al.'s unbounded K), as IR data ------------------
+
+_I, _J = ir.Affine.of("i0"), ir.Affine.of("i1")
+
+
+def _cp_families(t: S.CPTransition, ps: dict, D: int, *, multihead: bool, root: str) -> list[ir.Family]:
+    """One transition with capacity inf: one family whose instances cover every position
+    (pair) of O that fits the sentence; the numbers are affine in the indexes i0 > i1."""
+    base, P, name = ps["base"], ps["P"], t.name
+    if base == "shift":
+        return [ir.Family(_cp_shift(t, ps))]
+    if base == "reduce":
+        cls = ps["cls"] or name
+        if P == "right":
+            return [ir.Family(ir.Action(name, cls, (_reduce_case(t, _reduce_at(1)),), t.span),
+                              indexes=("i0",), bounds=((1, 1),))]
+        if P == "left":
+            return [ir.Family(ir.Action(name, cls, (_reduce_case(t, _LEFTMOST),), t.span))]
+        # REDUCE(i): O[i] reduced, with the i - 1 tokens above it as a block
+        items = (ir.Rest("O"), ir.Tok("x"), ir.Block("gI", _I - 1))
+        return [ir.Family(ir.Action(name, ps["cls"], (_reduce_case(t, items),), t.span), indexes=("i0",),
+                          bounds=((1, ir.Affine.of("n")),), renames=(("gI", "g", _I - 1),), naming="if-many")]
+    # O[i] and O[j] with the blocks between them and below O[j] (either may be empty)
+    items = (ir.Rest("O"), ir.Tok("oI"), ir.Block("gI", _I - _J - 1), ir.Tok("oJ"), ir.Block("gJ", _J - 1))
+    guard = ir.Length("O", "==", _I) if P == "left" else ir.TRUE  # O[i] is the left periphery when |O| = i
+    case = _cp_arc_case(t, ps, items, "oI", "oJ", guard, multihead, root)
+    j_bounds = (1, 1) if P == "right" else (1, _I - 1)
+    return [ir.Family(ir.Action(name, ps["cls"], (case,), t.span), indexes=("i0", "i1"),
+                      bounds=((2, ir.Affine.of("n")), j_bounds),
+                      limits=((_I - _J, D),) if D < 10**9 else (),
+                      renames=(("oI", "o", _I), ("gI", "g", _I - 1), ("oJ", "o", _J), ("gJ", "g", _J - 1)),
+                      naming="indexed")]
 
 
 # ---------------------------------------------------------------------------------
