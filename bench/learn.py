@@ -228,7 +228,7 @@ def main(argv=None) -> int:
         print(render(rows, args))
         return 0
     sys.path.insert(0, str(ROOT))
-    from tsdsl.check import load_system
+    from tsdsl.lang import load_system
     from tsdsl.kernels import compile_system
 
     for name in dict.fromkeys(args.systems + args.beam_systems):  # build kernels once, before the jobs

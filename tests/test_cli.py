@@ -290,3 +290,21 @@ def test_trace_indexed_action_names(capsys):
     assert "LEFT-ARC(3,2)" in out and "b -> a" in out
     assert "RIGHT-ARC(2,1):dep" in out and "b -dep-> c" in out
     assert out.splitlines()[-1] == "heads: 2 0 2"
+
+
+def test_systems_lists_every_packaged_spec_by_a_name_commands_accept(capsys):
+    code, out, _ = run(capsys, "systems")
+    assert code == 0
+    names = [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")]
+    assert names == sorted(p.stem for p in SPECS)
+    arc_eager = load_system("systems/arc-eager.ts")
+    assert f"arc-eager: {arc_eager.title}\n    {arc_eager.claim}\n" in out
+    code, out, _ = run(capsys, "check", names[0])  # the name alone, from any directory
+    assert code == 0 and out.startswith(f"{names[0]}: OK")
+
+
+def test_systems_with_readings_names_them_under_readings(capsys):
+    _, out, _ = run(capsys, "systems", "--readings")
+    readings = sorted(p.stem for p in (SYSTEMS / "readings").glob("*.ts"))
+    assert [line.split(":")[0][len("readings/"):] for line in out.splitlines()
+            if line.startswith("readings/")] == readings

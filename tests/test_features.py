@@ -20,7 +20,7 @@ import pytest
 import yaml
 from hypothesis import given, strategies as st
 
-from tsdsl.check import load_system, load_system_text
+from tsdsl.lang import load_system, load_system_text
 from tsdsl.errors import UsageError
 from tsdsl.learn.features import (
     ATOM_DIST, ATOM_LABEL, ATOM_SL, ATOM_TOK, ATOM_VL, BASE_CL, BASE_CR, BASE_LIST, MAX_ATOMS, MAX_STEPS,

@@ -16,9 +16,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from strategies import mutated_specs, spec_texts, spec_token_soup
-from tsdsl.check import check_spec
+from tsdsl.lang import check_spec
 from tsdsl.errors import Diagnostic, SpecError
-from tsdsl.parse import parse_spec
+from tsdsl.lang.parse import parse_spec
 
 CODE = re.compile(r"^TS\d{3}$")
 

@@ -2,8 +2,8 @@
 module imports itself back through a circle.  Lazy imports inside functions count too.
 
     0  _version, errors                      leaves
-    1  ir, treebank, runner                   the IR; trees and CoNLL-U, knowing no system; the runner API
-    2  lang                                   spec text -> IR
+    1  ir, treebank                           the IR; trees and CoNLL-U, knowing no system
+    2  lang, runner                           spec text -> IR; the API interpreter and kernels share
     3  interp, show                           running and printing the IR
     4  oracle, trace                          declared oracles; step tables
     5  verify | kernels                       checks by search | compiled kernels (siblings)
@@ -18,8 +18,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tsdsl"
 
 LAYERS = {
     "tsdsl._version": 0, "tsdsl.errors": 0,
-    "tsdsl.ir": 1, "tsdsl.treebank": 1, "tsdsl.runner": 1,
-    "tsdsl.lang": 2,
+    "tsdsl.ir": 1, "tsdsl.treebank": 1,
+    "tsdsl.lang": 2, "tsdsl.runner": 2,
     "tsdsl.interp": 3, "tsdsl.show": 3,
     "tsdsl.oracle": 4, "tsdsl.trace": 4,
     "tsdsl.verify": 5, "tsdsl.kernels": 5,

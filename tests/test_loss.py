@@ -24,7 +24,7 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from tsdsl import load_system
-from tsdsl.check import load_system_text
+from tsdsl.lang import load_system_text
 from tsdsl.interp import Interpreter
 from tsdsl.treebank.trees import is_projective
 from tsdsl.verify.classes import single_root_trees

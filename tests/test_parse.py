@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tsdsl import spec as S
+from tsdsl.lang import syntax as S
 from tsdsl.errors import SpecSyntaxError
-from tsdsl.parse import MAX_NESTING, SPEC_ERRORS, parse_spec
+from tsdsl.lang.parse import MAX_NESTING, SPEC_ERRORS, parse_spec
 
 EXAMPLES = [(label, example) for label, examples in SPEC_ERRORS.items() for example in examples]
 

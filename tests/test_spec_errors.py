@@ -18,9 +18,10 @@ from typing import Optional, Union
 
 import pytest
 
-from tsdsl.check import load_system, load_system_text
+from tsdsl.lang import load_system, load_system_text
 from tsdsl.cli import parse_overrides
 from tsdsl.errors import SpecError, SpecSemanticError, SpecSyntaxError, UsageError
+from tsdsl.lang.codes import CODES
 
 # A valid rewrite-rule spec of 6 lines: an appended statement is on line 7.
 RW = """system rw
@@ -246,6 +247,19 @@ ROWS = [
         r"^cannot drop 'REDUCE': no such transition or oracle$"),
     Row("drop/unknown-in-child", {"base.ts": CP, "bad.ts": "system x\nextends \"base.ts\"\ndrop LEFT\n"},
         "TS217", "bad.ts:3:1", r"^cannot drop 'LEFT': no such transition or oracle$"),
+    # ---- oracle blocks -------------------------------------------------------------------------------
+    Row("oracle/rule-before-oracle-line", CP + "reachable h -> d if h in O\n", "TS230", "bad.ts:5:1",
+        r"^oracle rules must follow an `oracle NAME` line$"),
+    Row("oracle/gold-head-in-guard", RW + "A : (σ|s, β) => (σ, β) if gold_head(s) == 0\n", "TS231", "bad.ts:7:27",
+        r"^gold_head is only known to oracle rules$"),
+    Row("oracle/unknown-loss-term", CP + "oracle o\nreachable h -> d if h in O\nloss = cyclez\n", "TS232",
+        "bad.ts:7:1", r"^unknown loss term 'cyclez'; known: unreachable, cycles, problematic_cycles$"),
+    Row("oracle/unknown-bound", CP + "oracle o\nreachable h -> d if h in O\nloss = unreachable bound middle\n",
+        "TS232", "bad.ts:7:1", r"^a loss is `bound lower` or `bound upper` \(or exact\), not 'middle'$"),
+    Row("oracle/penalty-unknown-action", CP + "oracle o\nreachable h -> d if h in O\npenalty SHIFTT if true\n",
+        "TS233", "bad.ts:7:1", r"^penalty for unknown action 'SHIFTT'$"),
+    Row("oracle/no-reachability-rule", CP + "oracle o\nloss = unreachable\n", "TS234", "bad.ts:5:1",
+        r"^oracle 'o' needs a `reachable h -> d if \.\.\.` or `unreachable h -> d if \.\.\.` rule$"),
     # ---- overrides (--set) reaching the spec ------------------------------------------------------------
     Row("override/capacity-zero", CP + "L = ←\n", "TS202", "bad.ts:3:1", r"^capacity K must be at least 1, not 0$",
         overrides={"K": 0}),
@@ -268,6 +282,12 @@ def _where(row: Row, tmp_path: Path) -> str:
 def test_table_is_big_and_ids_are_unique():
     assert len(ROWS) >= 30
     assert len({r.id for r in ROWS}) == len(ROWS)
+
+
+def test_every_catalogued_code_is_triggered_by_a_row():
+    """Each code of the catalogue has at least one malformed spec here that raises it, and
+    no row expects a code the catalogue does not know."""
+    assert {r.code for r in ROWS} == set(CODES)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])

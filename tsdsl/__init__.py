@@ -4,7 +4,7 @@ A transition system is a short ``.ts`` spec.  :func:`load_system` checks it and
 lowers it to the IR; :class:`~tsdsl.interp.Interpreter` runs it.
 """
 
-from .check import check_spec, load_system, load_system_text
+from .lang import check_spec, load_system, load_system_text
 from .errors import SpecError, SpecSemanticError, SpecSyntaxError, TsdslError, UsageError
 from .interp import Config, Interpreter
 from .treebank.trees import Tree

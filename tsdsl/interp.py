@@ -206,16 +206,9 @@ class Interpreter:
         return hit
 
     def _do(self, c: Config, case: ir.Case, env: Env, label: Optional[str]) -> None:
-        for op in case.arcs:
-            h, d = env[op.head], env[op.dep]
-            lab = label if op.labeled else None
-            if c.multi is not None:
-                c.multi[d].append(h)
-                c.arc_labels[(h, d)] = lab
-                continue
-            if op.break_cycle and _path(c, d, h):
-                c.heads[h], c.labels[h] = -1, None
-            c.heads[d], c.labels[d] = h, lab
+        effects = _Effects(self)
+        for op in case.arcs:  # arcs see the lists before the move, flags after it
+            effects.visit(op, c, env, label)
         lists = c.lists
         pieces: dict[ir.Item, list[int]] = {}
         for m in case.match:
@@ -239,15 +232,36 @@ class Interpreter:
                 new.extend(pieces[it])
             lists[k] = new
         for s in case.sets:
-            value = self._pred(s.value)(c, env)
-            if s.var is None:
-                c.gflags[s.flag] = value
-            else:
-                c.tflags[s.flag][env[s.var]] = value
+            effects.visit(s, c, env, label)
 
     def _pred(self, p: ir.Pred) -> Callable[[Config, Env], bool]:
         """Compile a predicate to a closure over (configuration, bindings)."""
         return _Closures(self.list_index).visit(p)
+
+
+class _Effects(ir.EffectWalker):
+    """Applies a case's effects to a configuration, under the pattern's bindings."""
+
+    def __init__(self, interp: "Interpreter"):
+        self.interp = interp
+
+    def visit_arc_op(self, op: ir.ArcOp, c: Config, env: Env, label: Optional[str]) -> None:
+        h, d = env[op.head], env[op.dep]
+        lab = label if op.labeled else None
+        if c.multi is not None:
+            c.multi[d].append(h)
+            c.arc_labels[(h, d)] = lab
+            return
+        if op.break_cycle and _path(c, d, h):
+            c.heads[h], c.labels[h] = -1, None
+        c.heads[d], c.labels[d] = h, lab
+
+    def visit_set_flag(self, s: ir.SetFlag, c: Config, env: Env, label: Optional[str]) -> None:
+        value = self.interp._pred(s.value)(c, env)
+        if s.var is None:
+            c.gflags[s.flag] = value
+        else:
+            c.tflags[s.flag][env[s.var]] = value
 
 
 _OPS = {

@@ -198,7 +198,7 @@ def compile_system(spec: Union[str, Path, ir.System], *, overrides: Optional[dic
     :class:`~tsdsl.interp.Interpreter` instead (the same configuration API, no
     batch operations).
     """
-    from ..check import load_system
+    from ..lang import load_system
     from .compiled import CompiledSystem
 
     system = spec if isinstance(spec, ir.System) else load_system(spec, overrides)

@@ -26,7 +26,7 @@ import yaml
 
 from .. import ir
 from ..errors import UsageError, source_line
-from ..spec import ascii_name
+from ..lang.syntax import ascii_name
 
 # ---- codes shared with the C extractor (do not renumber) ---------------------------
 

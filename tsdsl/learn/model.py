@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .._version import __version__
-from ..check import load_system
+from ..lang import load_system
 from ..errors import TsdslError, UsageError
 from .features import FeatureSet, load_features
 from ..kernels.codegen import GENERATOR_VERSION

@@ -22,7 +22,7 @@ from typing import Optional, TextIO
 import numpy as np
 
 from .._version import __version__
-from ..check import load_system
+from ..lang import load_system
 from ..treebank.conllu import Sentence, read_conllu
 from ..errors import UsageError
 from ..treebank.evaluate import universal_label

@@ -2,7 +2,7 @@
 
 The AST stays close to the surface text (names as written, unevaluated
 expressions, every node with its :class:`~tsdsl.errors.Span`) so that the
-checker can point at the exact place of a mistake. ``check.py`` turns it into
+checker can point at the exact place of a mistake. :mod:`tsdsl.lang.lower` turns it into
 the IR; nothing else reads it.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from .errors import Span
+from ..errors import Span
 
 GREEK = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",

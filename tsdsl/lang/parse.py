@@ -15,8 +15,9 @@ from typing import Optional
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from . import spec as S
-from .errors import Diagnostic, Span, SpecSyntaxError, source_line
+from . import codes
+from . import syntax as S
+from ..errors import Diagnostic, Span, SpecSyntaxError, source_line
 
 # Known mistakes: a label and malformed snippets that produce it.  The parser
 # maps a failure to the label whose example fails in the same parser state
@@ -84,7 +85,7 @@ def _grammar_text() -> str:
 
         return files("tsdsl.grammars").joinpath("ts.lark").read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError):  # running from a source tree
-        return (Path(__file__).resolve().parent.parent / "grammars" / "ts.lark").read_text(
+        return (Path(__file__).resolve().parents[2] / "grammars" / "ts.lark").read_text(
             encoding="utf-8"
         )
 
@@ -132,7 +133,7 @@ def _check_nesting(tree: Tree, text: str, file: str) -> None:
             meta = node.meta
             line, col = (0, 0) if getattr(meta, "empty", True) else (meta.line, meta.column)
             raise SpecSyntaxError([Diagnostic(
-                "TS101", "expression or guard nested too deeply (too many parentheses, `not`s or chained "
+                codes.TOO_DEEP, "expression or guard nested too deeply (too many parentheses, `not`s or chained "
                 "operators); simplify it",
                 Span(file, line, col), (), source_line(text, line))])
         stack.extend((child, depth) for child in node.children)
@@ -144,7 +145,7 @@ def parse_file(path: str | Path) -> S.Spec:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise SpecSyntaxError([Diagnostic("TS001", "no such spec file", Span(str(p), 0, 0))]) from None
+        raise SpecSyntaxError([Diagnostic(codes.UNREADABLE, "no such spec file", Span(str(p), 0, 0))]) from None
     except UnicodeDecodeError as exc:
         # point at the bad byte: its line, and its column among the characters before it
         before = exc.object[: exc.start]
@@ -153,11 +154,11 @@ def parse_file(path: str | Path) -> S.Spec:
         col = len(before[start:].decode("utf-8", errors="replace")) + 1
         shown = exc.object[start:].split(b"\n", 1)[0].decode("utf-8", errors="replace")
         raise SpecSyntaxError(
-            [Diagnostic("TS002", f"spec is not valid UTF-8 ({exc.reason} at byte {exc.start})",
+            [Diagnostic(codes.NOT_UTF8, f"spec is not valid UTF-8 ({exc.reason} at byte {exc.start})",
                         Span(str(p), line, col), (), shown)]
         ) from None
     except OSError as exc:
-        raise SpecSyntaxError([Diagnostic("TS001", f"cannot read spec: {exc.strerror}", Span(str(p), 0, 0))]) from None
+        raise SpecSyntaxError([Diagnostic(codes.UNREADABLE, f"cannot read spec: {exc.strerror}", Span(str(p), 0, 0))]) from None
     return parse_spec(text, str(p))
 
 
@@ -180,7 +181,7 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, file: str) -> Diagnostic
         found = "unexpected end of file"
         expected = _friendly(getattr(exc, "expected", ()) or ())
     message = f"{label} ({found})" if label else found
-    return Diagnostic("TS100", message, Span(file, line, col), expected, source_line(text, line))
+    return Diagnostic(codes.SYNTAX, message, Span(file, line, col), expected, source_line(text, line))
 
 
 def _match_label(exc: UnexpectedInput, text: str) -> Optional[str]:
@@ -276,7 +277,7 @@ def _unquote(s: str) -> str:
 
 @v_args(meta=True)
 class _ToAST(Transformer):
-    """Lark tree to :mod:`tsdsl.spec` dataclasses; method names equal rule names."""
+    """Lark tree to :mod:`tsdsl.lang.syntax` dataclasses; method names equal rule names."""
 
     def __init__(self, file: str, text: str):
         super().__init__()
@@ -300,7 +301,7 @@ class _ToAST(Transformer):
         except _BadEscape as exc:
             col = tok.column + exc.offset
             raise SpecSyntaxError([Diagnostic(
-                "TS100", f"bad escape `{exc.escape}` in a string (\\xHH, \\uHHHH and \\UHHHHHHHH need hex "
+                codes.SYNTAX, f"bad escape `{exc.escape}` in a string (\\xHH, \\uHHHH and \\UHHHHHHHH need hex "
                 "digits that name a character; or write the character itself)",
                 Span(self.file, tok.line, col), (), source_line(self.text, tok.line))]) from None
 

@@ -1,0 +1,57 @@
+"""The `tsdsl` command line: thin wrappers that parse arguments and call the library.
+
+Each command is a :class:`~tsdsl.cli.base.Command` subclass in one of the modules below
+(spec commands, checks by search, parsers); adding a command is adding one class.  User
+mistakes print a located message and exit non-zero, never a traceback (``--debug`` shows
+one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Optional, Sequence
+
+from .._version import __version__
+from ..errors import TsdslError, UsageError
+from .base import COMMANDS, parse_overrides
+from . import specs, checks, parsers  # noqa: F401, E402  (defining the commands registers them, in this order)
+
+__all__ = ["build_parser", "main", "parse_overrides"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tsdsl", description="Transition systems for dependency parsing as specs.")
+    p.add_argument("--version", action="version", version=f"tsdsl {__version__}")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    sub = p.add_subparsers(dest="command", required=True)
+    for cls in COMMANDS:
+        command = cls()
+        sp = sub.add_parser(command.name, help=command.help)
+        command.configure(sp)
+        sp.set_defaults(func=command.run)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING, format="%(message)s")
+    try:
+        return args.func(args)
+    except TsdslError as exc:
+        if args.debug:
+            raise
+        print(f"tsdsl: {exc}" if isinstance(exc, UsageError) else str(exc), file=sys.stderr)
+        return exc.exit_code
+    except BrokenPipeError:  # e.g. `tsdsl show ... | head`; before OSError, its base class
+        sys.stderr.close()
+        return 0
+    except OSError as exc:
+        if args.debug:
+            raise
+        print(f"tsdsl: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,8 @@
+"""``python -m tsdsl.cli``."""
+
+import sys
+
+from . import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""Commands that check a spec by search: verify, coverage, check-oracle."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional
+
+from ..lang import load_system
+from ..verify.coverage import DEFAULT_BUDGET as COVERAGE_BUDGET
+from .base import Command, parse_overrides, with_set
+
+
+class Verify(Command):
+    name = "verify"
+    help = "check soundness, completeness, progress and termination"
+
+    def configure(self, sp) -> None:
+        sp.add_argument("specs", nargs="+")
+        sp.add_argument("--max-n", type=int, default=6, help="exhaustive up to this sentence length (default 6)")
+        sp.add_argument("--random-max-n", type=int, default=30, help="random checks up to this length (default 30)")
+        sp.add_argument("--examples", type=int, default=50, help="Hypothesis examples per random check (default 50)")
+        sp.add_argument("--budget", type=int, default=5000,
+                        help="configurations one derivation search may expand before 'undecided' (default 5000)")
+        sp.add_argument("--json", action="store_true")
+        sp.add_argument("--report", metavar="FILE.md", help="also write the Markdown verdict table to FILE.md")
+        with_set(sp)
+
+    def run(self, args) -> int:
+        from ..verify.report import render_markdown, write_atomic
+        from ..verify.verifier import render_verdict, verify_system
+
+        verdicts, claims = [], {}
+        for path in args.specs:
+            system = load_system(path, parse_overrides(args.set))
+            claims[system.source_file] = system.claim
+            v = verify_system(system, max_n=args.max_n, random_max_n=args.random_max_n, examples=args.examples,
+                              search_budget=args.budget)
+            verdicts.append(v)
+            if not args.json:
+                print(render_verdict(v), flush=True)
+        if args.json:
+            import json
+
+            print(json.dumps([v.to_dict() for v in verdicts], indent=2))
+        if args.report:
+            command = "tsdsl verify --report " + args.report + " " + " ".join(args.specs)
+            write_atomic(args.report, render_markdown(verdicts, claims, command))
+        return 0 if all(v.ok for v in verdicts) or args.report else 1
+
+
+class Coverage(Command):
+    name = "coverage"
+    help = "which gold trees of a CoNLL-U treebank the system derives exactly"
+
+    def configure(self, sp) -> None:
+        sp.add_argument("spec")
+        sp.add_argument("file", metavar="FILE.conllu")
+        sp.add_argument("--json", action="store_true", help="machine-readable output (with every sentence)")
+        sp.add_argument("--budget", type=_budget, default=COVERAGE_BUDGET,
+                        help="configurations one search may expand per sentence before 'undecided' "
+                             f"(default {COVERAGE_BUDGET}; inf for no limit)")
+        sp.add_argument("--limit", type=int, metavar="N", help="only the first N sentences")
+        sp.add_argument("--max-len", type=int, metavar="N", help="skip (and count) sentences longer than N words")
+        sp.add_argument("--progress", action="store_true", help="print each sentence's verdict to stderr")
+        with_set(sp)
+
+    def run(self, args) -> int:
+        import itertools
+        import json
+
+        from ..treebank.conllu import read_conllu
+        from ..verify.coverage import coverage
+
+        system = load_system(args.spec, parse_overrides(args.set))
+        sentences = read_conllu(args.file)
+        if args.limit is not None:
+            sentences = list(itertools.islice(sentences, max(args.limit, 0)))
+        def progress(v):
+            print(f"{args.file}:{v.line}: {v.words} words: {v.status} ({v.seconds:.2f} s)", file=sys.stderr,
+                  flush=True)
+
+        report = coverage(system, sentences, budget=args.budget, max_len=args.max_len, file=args.file,
+                          progress=progress if args.progress else None)
+        print(json.dumps(report.to_dict(), indent=2) if args.json else report.render_text())
+        return 0
+
+
+class CheckOracle(Command):
+    name = "check-oracle"
+    help = "compare declared fast oracles with exact loss by search"
+
+    def configure(self, sp) -> None:
+        sp.add_argument("spec")
+        sp.add_argument("--oracle", help="the oracle to check (default: every declared one)")
+        sp.add_argument("--configs", type=int, default=1000, help="configurations to compare (default 1000)")
+        sp.add_argument("--max-n", type=int, default=8, help="longest random sentence (default 8)")
+        sp.add_argument("--seed", type=int, default=0)
+        sp.add_argument("--budget", type=int, default=200_000, help="search budget per sentence")
+        sp.add_argument("--table1", metavar="FILE.conllu", help="also measure bounds vs exact loss on real sentences")
+        sp.add_argument("--table1-configs", type=int, default=1000)
+        sp.add_argument("--table1-max-len", type=int, default=15)
+        sp.add_argument("--json", action="store_true")
+        with_set(sp)
+
+    def run(self, args) -> int:
+        import json
+
+        from ..verify.oracle_check import bounds_table, check_oracle, render_report
+
+        system = load_system(args.spec, parse_overrides(args.set))
+        names = [args.oracle] if args.oracle else [o.name for o in system.oracles] or [None]
+        reports = [check_oracle(system, name, configs=args.configs, max_n=args.max_n, seed=args.seed,
+                                budget=args.budget) for name in names]
+        table = None
+        if args.table1:
+            from ..treebank.conllu import read_conllu
+
+            sentences = [s.heads for s in read_conllu(args.table1) if 0 < len(s.heads) <= args.table1_max_len]
+            table = bounds_table(system, sentences, args.oracle, configs=args.table1_configs, seed=args.seed,
+                                 budget=args.budget)
+        if args.json:
+            out = {"reports": [r.to_dict() for r in reports]}
+            if table is not None:
+                out["table1"] = {"configurations": table.configurations, "average": table.average,
+                                 "relative_difference": table.relative_difference}
+            print(json.dumps(out, indent=2))
+        else:
+            for r in reports:
+                print(render_report(r))
+            if table is not None:
+                print(f"Table 1 style measurement on {args.table1} ({table.configurations} configurations, "
+                      f"sentences of at most {args.table1_max_len} words):")
+                for k, v in table.average.items():
+                    rel = table.relative_difference.get(k)
+                    print(f"  {k:<10} average {v:.5f}" + (f"  relative difference to loss {rel:.5f}"
+                                                           if rel is not None else ""))
+        return 0 if all(r.ok for r in reports) else 1
+
+
+def _budget(text: str) -> Optional[int]:
+    if text in ("inf", "none"):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or inf, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or inf, got {text!r}")
+    return value

@@ -1,0 +1,150 @@
+"""Commands that train, run and score parsers: train, parse, eval."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import UsageError
+from .base import Command, parse_overrides, with_set
+
+
+class Train(Command):
+    name = "train"
+    help = "train a parser for a spec on a CoNLL-U treebank"
+
+    def configure(self, sp) -> None:
+        sp.add_argument("spec")
+        sp.add_argument("--train", required=True, metavar="FILE.conllu")
+        sp.add_argument("--dev", metavar="FILE.conllu", help="development set: scored after every epoch; the best "
+                                                             "epoch is kept (without it, the last)")
+        sp.add_argument("--out", required=True, metavar="DIR", help="model directory to write")
+        sp.add_argument("--epochs", type=int, default=15)
+        sp.add_argument("--oracle", choices=("auto", "dynamic", "static"), default="auto",
+                        help="dynamic (with exploration) or static training; auto (default): dynamic unless "
+                             "the loss is declared a lower bound")
+        sp.add_argument("--explore", type=float, default=1.0, metavar="P",
+                        help="dynamic oracle: follow the model's prediction with probability P (default 1.0)")
+        sp.add_argument("--explore-after", type=int, default=1, metavar="K",
+                        help="dynamic oracle: explore from epoch K+1 on (default 1)")
+        sp.add_argument("--beam", type=int, default=1, help="beam width (1: greedy; >1: structured perceptron "
+                                                           "with early update)")
+        sp.add_argument("--features", metavar="FILE.yaml", help="feature templates (default: the family's set, "
+                                                                "see docs/features.md)")
+        sp.add_argument("--seed", type=int, default=1)
+        sp.add_argument("--nonproj", choices=("lift", "skip"), default="lift",
+                        help="projective systems on non-projective trees: pseudo-projective lifting (default) "
+                             "or skip the sentence")
+        sp.add_argument("--hash-bits", type=int, default=20, help="feature hash table of 2**N rows (default 20)")
+        sp.add_argument("--loss", help="which declared oracle loss to train with (default: the first)")
+        sp.add_argument("--quiet", action="store_true", help="no progress bar")
+        with_set(sp)
+
+    def run(self, args) -> int:
+        from ..learn.train import TrainOptions, train
+
+        options = TrainOptions(epochs=args.epochs, oracle=args.oracle, explore=args.explore,
+                               explore_after=args.explore_after, beam=args.beam, features=args.features,
+                               seed=args.seed, nonproj=args.nonproj, hash_bits=args.hash_bits, loss=args.loss,
+                               overrides=parse_overrides(args.set))
+        result = train(args.spec, args.train, args.dev, args.out, options,
+                       progress=None if args.quiet else sys.stderr)
+        best = result.history[result.best_epoch - 1] if result.history else {}
+        line = f"{result.model_dir}: best epoch {result.best_epoch} of {len(result.history)}"
+        if "dev_las" in best:
+            line += f", dev UAS {100 * best['dev_uas']:.2f} LAS {100 * best['dev_las']:.2f}"
+        line += f"; trained in {result.seconds:.1f} s on {result.sentences} sentences"
+        if result.skipped:
+            line += f" ({result.skipped} non-projective skipped)"
+        if result.lifted:
+            line += f" ({result.lifted} arcs lifted)"
+        print(line)
+        return 0
+
+
+class Parse(Command):
+    name = "parse"
+    help = "parse a CoNLL-U file with a trained model (only HEAD and DEPREL change)"
+
+    def configure(self, sp) -> None:
+        sp.add_argument("model", metavar="DIR")
+        sp.add_argument("input", metavar="IN.conllu", nargs="?", default="-", help="default: standard input")
+        sp.add_argument("-o", "--output", metavar="OUT.conllu", default="-", help="default: standard output")
+        sp.add_argument("--beam", type=int, help="beam width (default: the one the model was trained with)")
+        sp.add_argument("--nm-log", metavar="FILE.json", help="log every arc a non-monotonic transition "
+                                                               "overwrote (for tsdsl eval --nm-log)")
+        sp.add_argument("--quiet", action="store_true", help="no summary on stderr")
+
+    def run(self, args) -> int:
+        import json
+
+        from ..treebank.conllu import read_conllu, write_conllu
+        from ..learn.parser import load_parser
+        from ..verify.report import write_atomic
+
+        parser = load_parser(args.model)
+        sentences = read_conllu(args.input, require_heads=False, allow_multiple_roots=True)
+        parsed, stats = parser.parse_sentences(sentences, beam=args.beam, log_nonmonotonic=bool(args.nm_log))
+        write_conllu(args.output, parsed)
+        if args.nm_log:
+            events = [{"sentence": s + 1, "word": w, "old_head": h} for s, w, h in stats.nonmonotonic]
+            write_atomic(args.nm_log, json.dumps({"model": str(args.model), "events": events}, indent=1) + "\n")
+        if not args.quiet:
+            msg = (f"parsed {stats.sentences} sentences, {stats.words} words in {stats.seconds:.2f} s "
+                   f"({stats.words_per_second:,.0f} words/s)")
+            if stats.repaired_words:
+                msg += f"; tree fallback re-attached {stats.repaired_words} words in {stats.repaired_sentences} sentences"
+            if stats.stuck:
+                msg += f"; {stats.stuck} searches stopped early"
+            if args.nm_log:
+                msg += f"; {len(stats.nonmonotonic)} arcs overwritten"
+            print(msg, file=sys.stderr)
+        return 0
+
+
+class Eval(Command):
+    name = "eval"
+    help = ("score predicted trees against gold ones: UAS, LAS, crossing arcs, roots, arc lengths")
+
+    def configure(self, sp) -> None:
+        sp.add_argument("gold", metavar="GOLD.conllu")
+        sp.add_argument("pred", metavar="PRED.conllu")
+        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        sp.add_argument("--nm-log", metavar="FILE.json", help="the --nm-log of `tsdsl parse`: also count "
+                                                               "non-monotonic transitions that fired and repaired an arc")
+
+    def run(self, args) -> int:
+        import json
+
+        from ..treebank.evaluate import evaluate_files
+
+        extra = _nonmonotonic_counts(args.gold, args.pred, args.nm_log) if args.nm_log else None
+        scores = evaluate_files(args.gold, args.pred, extra=extra)
+        print(json.dumps(scores.to_dict(), indent=2) if args.json else scores.render_text())
+        return 0
+
+
+def _nonmonotonic_counts(gold_path: str, pred_path: str, log_path: str) -> dict:
+    """From a ``tsdsl parse --nm-log`` file: how often a non-monotonic transition overwrote an
+    arc (fired), how often the overwritten head was wrong and the word's final head is right
+    (repaired), and how often the overwritten head was right and the final one is wrong (broke)."""
+    import json
+
+    from ..treebank.conllu import read_conllu
+
+    try:
+        doc = json.loads(open(log_path, encoding="utf-8").read())
+        events = [(int(e["sentence"]), int(e["word"]), int(e["old_head"])) for e in doc["events"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{log_path}: not a tsdsl parse --nm-log file ({exc})") from None
+    gold = read_conllu(gold_path, allow_multiple_roots=True)
+    pred = read_conllu(pred_path, require_heads=False, allow_multiple_roots=True)
+    repaired = broke = 0
+    for si, w, old in events:
+        if not (1 <= si <= min(len(gold), len(pred))) or not 1 <= w <= gold[si - 1].n:
+            raise UsageError(f"{log_path}: event for sentence {si}, word {w} does not fit {gold_path}")
+        g = gold[si - 1].heads[w - 1]
+        p = pred[si - 1].heads[w - 1] if w <= pred[si - 1].n else None
+        repaired += old != g and p == g
+        broke += old == g and p != g
+    return {"nonmonotonic_fired": len(events), "nonmonotonic_repaired": repaired,
+            "nonmonotonic_broke": broke}

@@ -1,0 +1,205 @@
+"""Commands about one spec: check, show, trace, compile."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import TsdslError, UsageError
+from ..interp import Interpreter
+from ..lang import load_system, packaged_systems
+from ..show import render_json, render_text
+from ..trace import TraceError, render_steps, run_trace
+from .base import Command, parse_overrides, split_actions, with_set
+
+
+class Check(Command):
+    name = "check"
+    help = "parse and check specs; print path: OK or the errors"
+
+    def configure(self, sp) -> None:
+        sp.add_argument("specs", nargs="+")
+        with_set(sp)
+
+    def run(self, args) -> int:
+        status = 0
+        for path in args.specs:
+            try:
+                system = load_system(path, parse_overrides(args.set))
+            except TsdslError as exc:
+                print(str(exc), file=sys.stderr)
+                status = 1
+                continue
+            k = len(system.actions) if not system.unbounded else 0
+            count = f"{k} action{'s' if k != 1 else ''}" if not system.unbounded else "actions grow with the sentence"
+            print(f"{path}: OK ({system.style}, {count})")
+        return status
+
+
+class Systems(Command):
+    name = "systems"
+    help = "list the packaged specs with their claims; commands accept these names instead of a path"
+
+    def configure(self, sp) -> None:
+        sp.add_argument("--readings", action="store_true", help="also list the alternative readings "
+                                                                "(systems/readings/)")
+
+    def run(self, args) -> int:
+        for name, path in packaged_systems(readings=args.readings):
+            system = load_system(path)
+            print(f"{name}: {system.title}")
+            print(f"    {system.claim or '(no claim)'}")
+        return 0
+
+
+class Show(Command):
+    name = "show"
+    help = "print the lowered system: every action with its guards and effects"
+
+    def configure(self, sp) -> None:
+        sp.add_argument("spec")
+        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        sp.add_argument("--n", type=int, default=None, help="tokens to instantiate for capacity inf (default 6)")
+        with_set(sp)
+
+    def run(self, args) -> int:
+        system = load_system(args.spec, parse_overrides(args.set))
+        print(render_json(system, args.n) if args.json else render_text(system, args.n))
+        return 0
+
+
+class Trace(Command):
+    name = "trace"
+    help = "run an action sequence on a sentence and print the step table"
+
+    def configure(self, sp) -> None:
+        sp.add_argument("spec")
+        sp.add_argument("--words", help='the sentence, e.g. "Book the flight through Houston"')
+        sp.add_argument("--n", type=int, help="a sentence of N placeholder words (when --words is not given)")
+        sp.add_argument("--actions", help='actions separated by spaces or commas; "NAME:label" for a label')
+        sp.add_argument("--actions-file", help="read the actions from a file")
+        sp.add_argument("--gold", metavar="FILE.conllu", help="drive the trace by the static oracle for a gold tree")
+        sp.add_argument("--sentence", type=int, default=1, help="which sentence of --gold (1-based, default 1)")
+        sp.add_argument("--costs", action="store_true", help="with --gold: print every legal action's cost")
+        sp.add_argument("--budget", type=int, default=200_000, help="with --gold: exact search budget")
+        with_set(sp)
+
+    def run(self, args) -> int:
+        system = load_system(args.spec, parse_overrides(args.set))
+        it = Interpreter(system)
+        if args.gold:
+            return _trace_gold(args, system, it)
+        if args.words is not None:
+            words = args.words.split()
+        else:
+            words = [f"w{k}" for k in range(1, (args.n or 0) + 1)]
+        if args.actions_file:
+            with open(args.actions_file, encoding="utf-8") as fh:
+                actions = split_actions(fh.read())
+        else:
+            actions = split_actions(args.actions or "")
+        names = [d.name for d in system.lists]
+        try:
+            steps, final = run_trace(it, words, actions)
+        except TraceError as exc:
+            print(render_steps(exc.steps, exc.list_names))
+            raise
+        print(render_steps(steps, names, terminal=it.is_terminal(final)))
+        if not it.is_terminal(final):
+            legal = it.legal(final)
+            print(f"(not terminal; legal next: {', '.join(legal) if legal else 'nothing: dead end'})")
+        else:
+            tree = it.output(final)
+            heads = " ".join("_" if h is None else str(h) for h in tree.heads)
+            print(f"heads: {heads}")
+        return 0
+
+
+def _trace_gold(args, system, it) -> int:
+    from ..treebank.conllu import read_conllu
+    from ..oracle import FastOracle
+    from ..trace import apply_recorded, final_step
+    from ..verify.loss import LossSearch
+
+    sentences = read_conllu(args.gold)
+    if not 1 <= args.sentence <= len(sentences):
+        raise UsageError(f"--sentence must be between 1 and {len(sentences)}")
+    sent = sentences[args.sentence - 1]
+    gold = list(sent.heads)
+    words = list(sent.forms)
+    exact_oracles = [o for o in system.oracles if o.losses and o.losses[0].bound == "exact"]
+    fast = FastOracle(it, exact_oracles[0], gold) if exact_oracles else None
+    search = LossSearch(it, gold, budget=args.budget)
+    c = it.initial(len(gold))
+    steps = []
+    k = 0
+    names = [d.name for d in system.lists]
+    searched = 0
+    while not it.is_terminal(c):
+        costs = fast.costs(c) if fast is not None else None
+        if costs is None or not any(v == 0 for v in costs.values()):
+            # no declared exact oracle, or gold outside what it is exact for: search
+            searched += fast is not None
+            costs = {a: (int(v) if v != float("inf") else v) for a, v in search.costs(c).items()}
+        zero = [a for a, v in costs.items() if v == 0]
+        if not zero:
+            print(render_steps(steps, names))
+            raise UsageError(f"step {k}: no zero-cost action (costs {costs})")
+        mono = [a for a in zero if a not in search.nonmonotonic]
+        action = (mono or zero)[0]
+        steps.append(apply_recorded(it, c, words, k, action, costs if args.costs else None))
+        k += 1
+    steps.append(final_step(it, c, words, k))
+    print(render_steps(steps, names, terminal=True))
+    out = it.output(c).heads
+    wrong = sum(1 for h, g in zip(out, gold) if h != g)
+    source = f"fast oracle {exact_oracles[0].name}" if fast is not None else "exact loss search"
+    if searched:
+        source += f" (exact loss search at {searched} step(s) where it had no zero-cost action)"
+    print(f"oracle: {source}; {wrong} of {len(gold)} heads differ from gold")
+    return 0
+
+
+class Compile(Command):
+    name = "compile"
+    help = "generate the Cython kernel of a spec, build it and cache it"
+
+    def configure(self, sp) -> None:
+        sp.add_argument("spec")
+        sp.add_argument("-o", "--output", metavar="DIR", help="kernel cache directory (default: $TSDSL_CACHE_DIR or "
+                                                              "~/.cache/tsdsl/kernels)")
+        sp.add_argument("--emit-pyx", nargs="?", const="-", metavar="FILE",
+                        help="write the generated .pyx to FILE (stdout without FILE) instead of building")
+        sp.add_argument("--build", action="store_true", help="with --emit-pyx: build as well")
+        sp.add_argument("--force", action="store_true", help="rebuild even when the cache has the kernel")
+        with_set(sp)
+
+    def run(self, args) -> int:
+        import time
+        from pathlib import Path
+
+        from ..kernels.build import build, kernel_cache_dir, load_module
+        from ..kernels.codegen import generate
+        from ..verify.report import write_atomic
+
+        system = load_system(args.spec, parse_overrides(args.set))
+        gen = generate(system)
+        if args.emit_pyx is not None:
+            if args.emit_pyx == "-":
+                sys.stdout.write(gen.source)
+            else:
+                write_atomic(args.emit_pyx, gen.source)
+                print(f"{args.spec}: generated Cython written to {args.emit_pyx} ({len(gen.source.splitlines())} lines)")
+            if not args.build:
+                return 0
+        t0 = time.perf_counter()
+        cache = Path(args.output) if args.output else kernel_cache_dir()
+        built = build(gen, cache, force=args.force)
+        load_module(built)
+        seconds = time.perf_counter() - t0
+        how = "cache hit" if built.cached else "built"
+        costs = ", ".join(f"{o}/{l}: {'incremental' if inc else 'scratch copy'}"
+                          for (o, l), inc in zip(gen.losses, gen.incremental)) or "no declared oracle"
+        print(f"{args.spec}: {how} in {seconds:.2f} s: {built.extension}")
+        actions = f"{len(gen.unit_keys)} action families" if system.unbounded else f"{len(gen.action_names)} actions"
+        print(f"  {actions}; oracle costs: {costs}; source {built.pyx}")
+        return 0

@@ -1,0 +1,136 @@
+"""A spec and its `extends` chain: loading the ancestors and merging their statements
+(a child replaces or drops what it inherits)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..errors import DiagnosticSink, Span
+from . import codes
+from . import syntax as S
+from .parse import parse_file
+
+
+@dataclass
+class Merged:
+    """The statements in force after applying every `extends` (parents first)."""
+
+    name: str = ""
+    title: Optional[str] = None
+    header_span: Span = field(default_factory=lambda: Span("<none>", 0, 0))
+    singles: dict = field(default_factory=dict)  # key -> statement
+    params: dict = field(default_factory=dict)  # name -> Param
+    flags: dict = field(default_factory=dict)  # name -> FlagDecl
+    transitions: dict = field(default_factory=dict)  # name -> CPTransition | RuleTransition
+    oracles: dict = field(default_factory=dict)  # name -> [OracleDecl, rules...]
+    texts: list = field(default_factory=list)
+    files: list = field(default_factory=list)
+
+
+_SINGLE_KEYS = {
+    S.Cite: "cite", S.Claim: "claim", S.Produces: "produces", S.RootPos: "root", S.Periphery: "periphery",
+    S.Multihead: "multihead", S.ListsDecl: "lists", S.Initial: "initial", S.Terminal: "terminal",
+    S.Finally: "finally",
+}
+
+
+def load_chain(spec: S.Spec, sink: DiagnosticSink, seen: tuple[str, ...] = ()) -> list[S.Spec]:
+    """The spec and its ancestors, root ancestor first."""
+    ext = [st for st in spec.statements if isinstance(st, S.Extends)]
+    if len(ext) > 1:
+        sink.error(codes.EXTENDS_TWICE, "`extends` given more than once", ext[1].span)
+    if not ext:
+        return [spec]
+    st = ext[0]
+    base = Path(spec.file).parent if spec.file not in ("<spec>", "<string>") else Path.cwd()
+    target = resolve_extends(st.path, base)
+    if target is None:
+        sink.error(codes.EXTENDS, f"cannot find the extended spec {st.path!r}", st.span)
+        return [spec]
+    key = str(target.resolve())
+    if key in seen or key == str(Path(spec.file).resolve()):
+        sink.error(codes.EXTENDS, f"`extends` cycle through {st.path!r}", st.span)
+        return [spec]
+    parent = parse_file(target)
+    return load_chain(parent, sink, seen + (key,)) + [spec]
+
+
+def resolve_extends(name: str, base: Path) -> Optional[Path]:
+    for cand in (base / name, base / f"{name}.ts", Path(name)):
+        if is_file(cand):
+            return cand
+    try:
+        from importlib.resources import files
+
+        packaged = files("tsdsl.systems").joinpath(name if name.endswith(".ts") else f"{name}.ts")
+        if is_file(packaged):
+            return Path(str(packaged))
+    except ModuleNotFoundError:
+        pass
+    return None
+
+
+def is_file(p) -> bool:
+    """``p.is_file()``, false instead of an OSError (name too long, permission denied...)."""
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def merge(chain: list[S.Spec], sink: DiagnosticSink) -> Merged:
+    m = Merged()
+    for spec in chain:
+        sink.text = spec.text
+        m.name, m.header_span = spec.name, spec.span
+        m.title = spec.title if spec.title is not None else m.title
+        m.texts.append(spec.text)
+        m.files.append(spec.file)
+        seen_here: dict[str, Span] = {}
+        current_oracle: Optional[str] = None
+
+        def once(key: str, span: Span) -> None:
+            if key in seen_here:
+                sink.error(codes.TWICE, f"{key} is declared twice in this file (first at line {seen_here[key].line})", span)
+            seen_here[key] = span
+
+        for st in spec.statements:
+            if isinstance(st, S.Extends):
+                continue
+            if type(st) in _SINGLE_KEYS:
+                key = _SINGLE_KEYS[type(st)]
+                once(key, st.span)
+                m.singles[key] = st
+            elif isinstance(st, S.Setting):
+                once(st.key, st.span)
+                m.singles[st.key] = st
+            elif isinstance(st, S.Param):
+                once(f"parameter {st.name!r}", st.span)
+                m.params[st.name] = st
+            elif isinstance(st, S.FlagDecl):
+                once(f"flag {st.name!r}", st.span)
+                m.flags[st.name] = st
+            elif isinstance(st, (S.CPTransition, S.RuleTransition)):
+                once(f"transition {st.name!r}", st.span)
+                m.transitions[st.name] = st
+            elif isinstance(st, S.OracleDecl):
+                once(f"oracle {st.name!r}", st.span)
+                if current_oracle is None:  # a file that declares oracles replaces the inherited ones
+                    m.oracles = {}
+                m.oracles[st.name] = [st]
+                current_oracle = st.name
+            elif isinstance(st, (S.ReachRule, S.LossRule, S.PenaltyRule)):
+                if current_oracle is None:
+                    sink.error(codes.ORACLE_RULE_OUTSIDE, "oracle rules must follow an `oracle NAME` line", st.span)
+                else:
+                    m.oracles[current_oracle].append(st)
+            elif isinstance(st, S.Drop):
+                if st.name in m.transitions:
+                    del m.transitions[st.name]
+                elif st.name in m.oracles:
+                    del m.oracles[st.name]
+                else:
+                    sink.error(codes.DROP, f"cannot drop {st.name!r}: no such transition or oracle", st.span)
+    return m
