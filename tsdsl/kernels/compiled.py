@@ -18,7 +18,6 @@ from .. import ir
 from ..errors import OracleError, UsageError
 from ..treebank.trees import Tree
 from .codegen import Generated
-from .families import skeleton
 
 
 @dataclass(frozen=True)
@@ -73,13 +72,14 @@ class CompiledSystem:
         return len(self.action_names)
 
     def _for_tokens(self, n_tokens: int):
-        """Capacity inf: names, name -> id and the kernel's (unit, i0, i1) table for n tokens."""
+        """Capacity inf: names, name -> id and the kernel's (unit, i0, i1) table for n tokens:
+        each instance runs its family's unit with its own index values."""
         hit = self._tables.get(n_tokens)
         if hit is None:
             actions = self.system.actions_for(max(n_tokens, 1))
             table = np.zeros(3 * len(actions) + 3, dtype=np.int32)
             for k, a in enumerate(actions):
-                unit = self._units.get(skeleton(a))
+                unit = self._units.get(a.family)
                 if unit is None:
                     raise UsageError(f"{self.system.name}: action {a.name} has no compiled family")
                 idx = tuple(a.indexes) + (0, 0)
