@@ -133,7 +133,11 @@ def test_cli_compile_reports_cache_hit_and_emits_pyx(tmp_path):
     assert second.returncode == 0 and "cache hit in" in second.stdout
     out = run("compile", spec, "--emit-pyx", str(tmp_path / "k.pyx"))
     text = (tmp_path / "k.pyx").read_text()
-    assert out.returncode == 0 and "cdef struct St" in text and "\n    # arc-hybrid.ts:" in text and "systems/arc-hybrid.ts" not in text
+    assert out.returncode == 0 and "\n    # arc-hybrid.ts:" in text and "systems/arc-hybrid.ts" not in text
+    # the shared Cython is included, not copied, and written next to the .pyx so it builds there
+    assert 'include "_runtime.pxi"' in text and "cdef struct St" not in text
+    assert "cdef struct St" in (tmp_path / "_runtime.pxi").read_text()
+    assert {"_api.pxi", "_learn.pxi"} <= {p.name for p in tmp_path.iterdir()}
     assert run("compile", spec, "--emit-pyx").stdout == text
 
 
@@ -169,3 +173,16 @@ def test_without_a_compiler_loading_falls_back_to_the_interpreter(tmp_path, monk
     assert isinstance(system, Interpreter)
     with pytest.raises(KernelBuildError):
         compile_system(ROOT / "systems" / "arc-eager.ts", cache_dir=tmp_path, fallback=False)
+
+
+def test_cache_key_covers_the_included_shared_cython():
+    """Editing a shared .pxi must rebuild kernels: the key hashes the included files too."""
+    import dataclasses
+
+    from tsdsl import load_system
+    from tsdsl.kernels.build import cache_key
+
+    gen = generate(load_system(ROOT / "systems" / "arc-eager.ts"))
+    assert [name for name, _ in gen.includes] == ["_runtime.pxi", "_api.pxi", "_learn.pxi"]
+    edited = tuple((n, t + "\n# edited\n" if n == "_learn.pxi" else t) for n, t in gen.includes)
+    assert cache_key(dataclasses.replace(gen, includes=edited)) != cache_key(gen)

@@ -1,7 +1,7 @@
 """The package's layers: every import runs down (or stays within its own part), and no
 module imports itself back through a circle.  Lazy imports inside functions count too.
 
-    0  _version, errors                      leaves
+    0  _version, errors, files               leaves
     1  ir, treebank                           the IR; trees and CoNLL-U, knowing no system
     2  lang, runner                           spec text -> IR; the API interpreter and kernels share
     3  interp, show                           running and printing the IR
@@ -17,7 +17,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "tsdsl"
 
 LAYERS = {
-    "tsdsl._version": 0, "tsdsl.errors": 0,
+    "tsdsl._version": 0, "tsdsl.errors": 0, "tsdsl.files": 0,
     "tsdsl.ir": 1, "tsdsl.treebank": 1,
     "tsdsl.lang": 2, "tsdsl.runner": 2,
     "tsdsl.interp": 3, "tsdsl.show": 3,

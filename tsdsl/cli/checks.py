@@ -27,7 +27,8 @@ class Verify(Command):
         with_set(sp)
 
     def run(self, args) -> int:
-        from ..verify.report import render_markdown, write_atomic
+        from ..files import write_atomic
+        from ..verify.report import render_markdown
         from ..verify.verifier import render_verdict, verify_system
 
         verdicts, claims = [], {}

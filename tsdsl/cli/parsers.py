@@ -79,7 +79,7 @@ class Parse(Command):
 
         from ..treebank.conllu import read_conllu, write_conllu
         from ..learn.parser import load_parser
-        from ..verify.report import write_atomic
+        from ..files import write_atomic
 
         parser = load_parser(args.model)
         sentences = read_conllu(args.input, require_heads=False, allow_multiple_roots=True)

@@ -168,7 +168,8 @@ class Compile(Command):
         sp.add_argument("-o", "--output", metavar="DIR", help="kernel cache directory (default: $TSDSL_CACHE_DIR or "
                                                               "~/.cache/tsdsl/kernels)")
         sp.add_argument("--emit-pyx", nargs="?", const="-", metavar="FILE",
-                        help="write the generated .pyx to FILE (stdout without FILE) instead of building")
+                        help="write the generated .pyx to FILE, with the shared .pxi files it includes next to it "
+                             "(stdout without FILE: the .pyx alone) instead of building")
         sp.add_argument("--build", action="store_true", help="with --emit-pyx: build as well")
         sp.add_argument("--force", action="store_true", help="rebuild even when the cache has the kernel")
         with_set(sp)
@@ -179,7 +180,6 @@ class Compile(Command):
 
         from ..kernels.build import build, kernel_cache_dir, load_module
         from ..kernels.codegen import generate
-        from ..verify.report import write_atomic
 
         system = load_system(args.spec, parse_overrides(args.set))
         gen = generate(system)
@@ -187,8 +187,10 @@ class Compile(Command):
             if args.emit_pyx == "-":
                 sys.stdout.write(gen.source)
             else:
-                write_atomic(args.emit_pyx, gen.source)
-                print(f"{args.spec}: generated Cython written to {args.emit_pyx} ({len(gen.source.splitlines())} lines)")
+                gen.write(Path(args.emit_pyx))
+                shared = ", ".join(name for name, _ in gen.includes)
+                print(f"{args.spec}: generated Cython written to {args.emit_pyx} "
+                      f"({len(gen.source.splitlines())} lines; it includes {shared}, written next to it)")
             if not args.build:
                 return 0
         t0 = time.perf_counter()

@@ -1,7 +1,8 @@
 """Build, cache and load compiled kernels.
 
-A kernel lives in ``<cache>/<key>/`` where the key hashes the generated source,
-the tsdsl, Cython and Python versions and the compiler flags.  Building happens in
+A kernel lives in ``<cache>/<key>/`` where the key hashes the generated source and the
+shared Cython it includes (``_runtime.pxi``, ``_api.pxi``, ``_learn.pxi``, copied next to
+it), the tsdsl, Cython and Python versions and the compiler flags.  Building happens in
 a private temporary directory that is renamed into place at the end, so two
 processes compiling the same spec at once both succeed (the loser of the rename
 uses the winner's build).  Without a C compiler, :func:`compile_system` falls
@@ -76,7 +77,7 @@ def _cython_version() -> str:
 def cache_key(gen: Generated) -> str:
     """The cache key of a generated kernel (see module docstring)."""
     h = hashlib.sha256()
-    for part in (gen.source, __version__, GENERATOR_VERSION, _cython_version(), sys.version, platform.machine(),
+    for part in (gen.source, *(f"{name}\0{text}" for name, text in gen.includes), __version__, GENERATOR_VERSION, _cython_version(), sys.version, platform.machine(),
                  sysconfig.get_config_var("EXT_SUFFIX") or "", " ".join(COMPILE_FLAGS), os.environ.get("CC", "")):
         h.update(part.encode("utf-8"))
         h.update(b"\0")
@@ -123,7 +124,7 @@ def build(gen: Generated, cache_dir: Optional[Path] = None, *, force: bool = Fal
         raise KernelBuildError(f"cannot write the kernel cache {root}: {exc.strerror or exc}") from None
     try:
         pyx = tmp / f"{name}.pyx"
-        pyx.write_text(gen.source, encoding="utf-8")
+        gen.write(pyx)
         proc = subprocess.run([sys.executable, "-c", _DRIVER, name, str(pyx), str(tmp), *COMPILE_FLAGS],
                               cwd=tmp, capture_output=True, text=True)
         if proc.returncode != 0:

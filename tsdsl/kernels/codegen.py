@@ -35,6 +35,16 @@ GENERATOR_VERSION = "2"
 __all__ = ["GENERATOR_VERSION", "Generated", "KernelGen", "comment", "generate"]
 
 
+INCLUDES = ("_runtime.pxi", "_api.pxi", "_learn.pxi")
+"""Shared Cython, the same for every spec, that generated kernels ``include``."""
+
+
+def include_files() -> tuple[tuple[str, str], ...]:
+    """The shared Cython files and their text (installed as package data)."""
+    root = resources.files("tsdsl.kernels")
+    return tuple((name, root.joinpath(name).read_text("utf-8")) for name in INCLUDES)
+
+
 @dataclass(frozen=True)
 class Generated:
     """A generated kernel: its source, a digest of it, and what the wrapper needs to know."""
@@ -45,6 +55,15 @@ class Generated:
     losses: tuple[tuple[str, str], ...]  # (oracle name, loss name) per loss index
     incremental: tuple[bool, ...]  # per loss index: cost computed incrementally
     unit_keys: tuple[str, ...] = ()  # capacity-inf systems: the family of each unit, by name
+    includes: tuple[tuple[str, str], ...] = ()  # (file name, text) of the shared Cython it includes
+
+    def write(self, pyx: Path) -> None:
+        """Write the source to ``pyx`` and its included files next to it (atomically each)."""
+        from ..files import write_atomic
+
+        for name, text in self.includes:
+            write_atomic(pyx.parent / name, text)
+        write_atomic(pyx, self.source)
 
 
 # ---- the generator -------------------------------------------------------------------
@@ -127,7 +146,7 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
         ):
             self.emit(f"{name} = {int(value)}", 1)
         self.emit()
-        self.out.append(resources.files("tsdsl.kernels").joinpath("_runtime.pyx.in").read_text("utf-8"))
+        self.emit('include "_runtime.pxi"  # the state struct, lists, paths, cycles')
         self.emit()
         self._initial()
         self._terminal()
@@ -139,12 +158,14 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
             self._table_init(name, values)
             self.emit()
         self._cost_functions()
-        self.out.append(resources.files("tsdsl.kernels").joinpath("_api.pyx.in").read_text("utf-8"))
-        self.out.append(resources.files("tsdsl.kernels").joinpath("_learn.pyx.in").read_text("utf-8"))
+        self.emit()
+        self.emit('include "_api.pxi"  # the Python-facing API and batch operations')
+        self.emit('include "_learn.pxi"  # features, scoring, perceptron, greedy and beam search')
         source = "\n".join(self.out).rstrip() + "\n"
-        digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+        includes = include_files()
+        digest = hashlib.sha256("\0".join([source, *(t for _, t in includes)]).encode("utf-8")).hexdigest()
         return Generated(
-            source=source, digest=digest,
+            source=source, digest=digest, includes=includes,
             action_names=() if s.unbounded else tuple(a.name for a in self.actions),
             losses=tuple((o.name, l.name) for o, l in self.losses),
             incremental=tuple(self._is_incremental(k) for k in range(len(self.losses))),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -69,18 +67,3 @@ def render_markdown(verdicts: Sequence[Verdict], claims: dict[str, str], command
         sizes = ", ".join(f"{s.n}: {s.configurations}" for s in v.sizes)
         lines.append(f"| `{Path(v.file).name}` | {sizes} | {v.seconds} |")
     return "\n".join(lines) + "\n"
-
-
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

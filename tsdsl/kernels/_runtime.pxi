@@ -1,5 +1,5 @@
 # ---- tsdsl kernel runtime: generic state, lists, paths and cycles ------------------
-# Copied verbatim into every generated kernel; nothing here depends on a spec.
+# Included by every generated kernel; nothing here depends on a spec.
 
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset, memmove

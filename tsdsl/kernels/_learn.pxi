@@ -1,6 +1,6 @@
 
 # ---- learning: feature extraction, scoring, perceptron, greedy and beam search --------
-# Generic (copied into every kernel).  The feature program (tsdsl.features) and the
+# Generic (included by every kernel).  The feature program (tsdsl.features) and the
 # classifier classes (tsdsl.learn.classes) arrive as int32 tables; sentences as int64
 # token tables (tsdsl.learn.tokens).  Everything on the per-step path runs without the GIL.
 

@@ -1,5 +1,5 @@
 
-# ---- Python-facing API and batch operations (generic; copied into every kernel) ----
+# ---- Python-facing API and batch operations (generic; included by every kernel) ----
 
 cdef int gold_fill(int n, const int* heads, const int* labels, int* blk) noexcept nogil:
     """Lay out gold heads (CoNLL-U numbering) in ``blk`` (3 (n + 2) ints): gold heads (root
