@@ -212,3 +212,22 @@ def test_capacity_inf_families_on_long_sentences(kernels, stem):
             ks.apply(k, name)
         assert ks.snapshot(k) == it.snapshot(c)
         assert ks.output(k) == it.output(c)
+
+
+def test_arrays_crossing_into_the_kernel_are_checked(kernels):
+    """The kernel takes numpy arrays, not addresses: a wrong item type, a short or a
+    read-only output array is a clear ValueError, never a write past the end."""
+    _, ks = kernels["arc-eager"]
+    state = ks.initial(3)
+    n = ks.module.n_actions(state)
+    assert ks.module.legal_mask(state, np.zeros(n, np.uint8)) > 0
+    with pytest.raises(ValueError, match=r"legal mask: expected 8-bit items, got format 'i'"):
+        ks.module.legal_mask(state, np.zeros(n, np.int32))
+    with pytest.raises(ValueError, match=r"legal mask: expected at least 4 items, got 2"):
+        ks.module.legal_mask(state, np.zeros(2, np.uint8))
+    frozen = np.zeros(n, np.uint8)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match=r"legal mask: expected a C-contiguous writable array"):
+        ks.module.legal_mask(state, frozen)
+    with pytest.raises(ValueError, match=r"actions: expected 32-bit items"):
+        ks.module.run(state, np.zeros(2, np.int64), None, 2)

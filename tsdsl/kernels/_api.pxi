@@ -1,6 +1,52 @@
 
 # ---- Python-facing API and batch operations (generic; included by every kernel) ----
 
+from libc.stdint cimport int64_t
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBUF_WRITABLE
+
+
+# Arrays cross the boundary as numpy arrays (any C-contiguous buffer), each checked here
+# for its item type and size before the kernel reads it through a raw pointer.  (Typed
+# memoryviews would do the same at three times the generated C and its compile time.)
+
+cdef void* array_data(object a, str what, str formats, int itemsize, Py_ssize_t need,
+                      bint writable) except NULL:
+    """The data of the C-contiguous array ``a``: items of ``itemsize`` bytes in one of the
+    struct ``formats``, at least ``need`` of them.  The caller keeps ``a`` alive while it
+    uses the pointer."""
+    cdef Py_buffer view
+    cdef void* data
+    cdef int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (PyBUF_WRITABLE if writable else 0)
+    try:
+        PyObject_GetBuffer(a, &view, flags)
+    except (BufferError, TypeError, ValueError) as exc:
+        raise ValueError(f"{what}: expected a C-contiguous{' writable' if writable else ''} array ({exc})") from None
+    try:
+        fmt = (view.format or b"B").decode("ascii").lstrip("@=")
+        if view.itemsize != itemsize or fmt not in formats:
+            raise ValueError(f"{what}: expected {8 * itemsize}-bit items, got format {fmt!r} "
+                             f"of {view.itemsize} bytes")
+        if view.len // itemsize < need:
+            raise ValueError(f"{what}: expected at least {need} items, got {view.len // itemsize}")
+        data = view.buf
+    finally:
+        PyBuffer_Release(&view)
+    if data == NULL:
+        raise ValueError(f"{what}: no data")
+    return data
+
+
+cdef inline int* int32_data(object a, str what, Py_ssize_t need, bint writable=False) except NULL:
+    return <int*>array_data(a, what, "il", 4, need, writable)
+
+
+cdef inline int64_t* int64_data(object a, str what, Py_ssize_t need) except NULL:
+    return <int64_t*>array_data(a, what, "lq", 8, need, False)
+
+
+cdef inline unsigned char* uint8_data(object a, str what, Py_ssize_t need, bint writable=False) except NULL:
+    return <unsigned char*>array_data(a, what, "B", 1, need, writable)
+
 cdef int gold_fill(int n, const int* heads, const int* labels, int* blk) noexcept nogil:
     """Lay out gold heads (CoNLL-U numbering) in ``blk`` (3 (n + 2) ints): gold heads (root
     id for 0; -1: none), labels, and the gold head or the sentinel slot n + 2 (``gpar``).
@@ -124,10 +170,10 @@ def copy_state(KState st):
     return out
 
 
-def set_actions(KState st, object table, size_t addr, int nact):
+def set_actions(KState st, object table, int nact):
     """Capacity-inf kernels: the (unit, i0, i1) int32 triples of this sentence's actions."""
-    st.actions = table
-    st.s.atab = <const int*>addr
+    st.s.atab = int32_data(table, "action table", 3 * nact)
+    st.actions = table  # keeps the table alive with the state
     st.s.nact = nact
 
 
@@ -146,15 +192,11 @@ def is_terminal(KState st):
     return bool(st_terminal(&st.s))
 
 
-# Arrays arrive as addresses of C-contiguous numpy buffers that the wrapper
-# (tsdsl.kernels.compiled) has checked for dtype and length; typed memoryviews
-# would triple the generated C and its compile time.
-
-def legal_mask(KState st, size_t addr):
-    """Fill the uint8 array at addr (one slot per action) with 1 where an action is legal."""
+def legal_mask(KState st, object mask):
+    """Fill the uint8 array ``mask`` (one slot per action) with 1 where an action is legal."""
     cdef int a, count = 0
     cdef St* s = &st.s
-    cdef unsigned char* out = <unsigned char*>addr
+    cdef unsigned char* out = uint8_data(mask, "legal mask", s.nact, True)
     with nogil:
         if st_terminal(s):
             for a in range(s.nact):
@@ -179,14 +221,14 @@ def apply(KState st, int a, int label):
     return r
 
 
-def run(KState st, size_t actions_addr, size_t labels_addr, Py_ssize_t m):
-    """Apply m actions (int32 ids; labels_addr 0 or m int32 label ids); returns how many
+def run(KState st, object action_ids, object label_ids, Py_ssize_t m):
+    """Apply m actions (int32 ids; label_ids None or m int32 label ids); returns how many
     applied (it stops at the first illegal one)."""
     cdef Py_ssize_t i
     cdef int done = 0, a
-    cdef const int* actions = <const int*>actions_addr
-    cdef const int* labels = <const int*>labels_addr
-    cdef bint lab = labels_addr != 0
+    cdef const int* actions = int32_data(action_ids, "actions", m)
+    cdef const int* labels = NULL if label_ids is None else int32_data(label_ids, "labels", m)
+    cdef bint lab = labels != NULL
     with nogil:
         for i in range(m):
             a = actions[i]
@@ -198,10 +240,11 @@ def run(KState st, size_t actions_addr, size_t labels_addr, Py_ssize_t m):
     return done
 
 
-def costs(KState st, int ol, size_t addr):
+def costs(KState st, int ol, object out):
     """Cost of every action under the attached gold tree, by loss index ol (ILLEGAL: not legal),
-    into the int32 array at addr (one slot per action)."""
+    into the int32 array ``out`` (one slot per action)."""
     cdef St tmp
+    cdef int* row = int32_data(out, "costs", st.s.nact, True)
     if st.gold is None:
         raise ValueError("no gold tree attached")
     if ol < 0 or ol >= N_LOSSES:
@@ -210,7 +253,7 @@ def costs(KState st, int ol, size_t addr):
     if NEEDS_SCRATCH_STATE and st_copy(&tmp, &st.s) < 0:  # incremental costs need no scratch state
         raise MemoryError()
     with nogil:
-        all_costs(&st.s, &tmp, ol, <int*>addr)
+        all_costs(&st.s, &tmp, ol, row)
     free(tmp.mem)
 
 
@@ -244,32 +287,33 @@ def info():
             "unbounded": bool(UNBOUNDED), "labeled": [bool(LABELED[a]) for a in range(N_ACTIONS)]}
 
 
-def oracle_pass(size_t heads_addr, size_t offsets_addr, Py_ssize_t n_sent, size_t labels_addr, int n_labels,
-                int ol, size_t actions_addr, size_t out_labels_addr, Py_ssize_t cap, size_t out_heads_addr,
-                size_t atab_addr=0, int nact=0):
+def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gold_labels, int n_labels,
+                int ol, object action_log, object label_log, Py_ssize_t cap, object final_heads,
+                object atab=None, int nact=0):
     """Follow the oracle over a treebank: at each step the legality and cost of every action
     (with n_labels > 0, of every labeled action with every label), take the first zero-cost
-    one, apply it.  Sentence i's gold heads are heads[offsets[i]:offsets[i + 1]] (CoNLL-U
-    numbering).  Writes the actions (and labels) taken and the final heads.  Capacity-inf
-    kernels take the action table of the longest sentence (atab_addr, nact): the actions
-    of a shorter one are those that fit, in the same order.
+    one, apply it.  Sentence i's gold heads are gold_heads[offsets[i]:offsets[i + 1]]
+    (CoNLL-U numbering).  Writes the actions (and labels) taken and the final heads.
+    Capacity-inf kernels take the action table of the longest sentence (atab, nact): the
+    actions of a shorter one are those that fit, in the same order.
 
-    Arrays are int32 at the given addresses: heads and labels (0: unlabeled) as
-    offsets[n_sent] long, offsets n_sent + 1, the action and label logs cap long,
-    out_heads like heads.  Returns (transitions, stuck sentences, mismatched
-    sentences, mismatched words, log overflowed): a sentence is stuck when no
-    action has zero cost.
+    Arrays are int32: gold heads and labels (None: unlabeled) offsets[n_sent] long, offsets
+    n_sent + 1, the action and label logs cap long, final_heads like the gold heads.
+    Returns (transitions, stuck sentences, mismatched sentences, mismatched words, log
+    overflowed): a sentence is stuck when no action has zero cost.
     """
-    cdef const int* heads = <const int*>heads_addr
-    cdef const int* offsets = <const int*>offsets_addr
-    cdef const int* labels = <const int*>labels_addr
-    cdef int* out_actions = <int*>actions_addr
-    cdef int* out_labels = <int*>out_labels_addr
-    cdef int* out_heads = <int*>out_heads_addr
+    cdef const int* offsets = int32_data(gold_offsets, "offsets", n_sent + 1)
+    cdef Py_ssize_t words = offsets[n_sent] if n_sent > 0 else 0
+    cdef const int* heads = int32_data(gold_heads, "heads", words)
+    cdef const int* labels = NULL if gold_labels is None else int32_data(gold_labels, "labels", words)
+    cdef int* out_actions = int32_data(action_log, "action log", cap, True)
+    cdef int* out_labels = int32_data(label_log, "label log", cap, True)
+    cdef int* out_heads = int32_data(final_heads, "final heads", words, True)
+    cdef const int* atab_data = NULL
     cdef Py_ssize_t si, T = 0
     cdef int n, off, maxn = 0, a, lab, best, best_lab, h, d, lc, steps, limit, headless, bad, k, ph
     cdef long long stuck = 0, bad_sents = 0, bad_words = 0
-    cdef bint labeled = n_labels > 0 and labels_addr != 0
+    cdef bint labeled = n_labels > 0 and labels != NULL
     cdef bint overflow = False
     cdef St s, tmp
     cdef int* blk
@@ -283,8 +327,10 @@ def oracle_pass(size_t heads_addr, size_t offsets_addr, Py_ssize_t n_sent, size_
         maxn = max(maxn, offsets[si + 1] - offsets[si])
     if not UNBOUNDED:
         nact = N_ACTIONS
-    elif atab_addr == 0:
+    elif atab is None:
         raise ValueError("capacity-inf kernels need the action table")
+    else:
+        atab_data = int32_data(atab, "action table", 3 * nact)
     smem = <char*>malloc(st_size(maxn))
     tmem = <char*>malloc(st_size(maxn)) if NEEDS_SCRATCH_STATE else NULL
     blk = <int*>malloc(sizeof(int) * (3 * (maxn + 2) + 1))
@@ -304,7 +350,7 @@ def oracle_pass(size_t heads_addr, size_t offsets_addr, Py_ssize_t n_sent, size_
                 continue
             st_place_in(&s, n, smem)
             if UNBOUNDED:
-                s.atab = <const int*>atab_addr
+                s.atab = atab_data
                 s.nact = nact
             st_start(&s, n)
             gold_attach(&s, blk)

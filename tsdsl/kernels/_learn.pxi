@@ -285,6 +285,50 @@ cdef int grow(int** hist, int** hfeat, int* cap, int nf) noexcept nogil:
     return 0
 
 
+include "_beam.pxi"
+
+
+# Sentences as the kernel reads them (see corpus_of).
+cdef struct Corpus:
+    const int* order      # which sentences, in this order (n_order of them); NULL: all, in order
+    Py_ssize_t n_order
+    const int* offsets    # sentence i: words offsets[i] .. offsets[i + 1] - 1
+    const int64_t* tok    # token attributes: row a, word w at tok[a * stride + w]
+    Py_ssize_t stride
+    const int* heads      # gold heads (CoNLL-U numbering) per word; NULL when parsing
+    const int* labels     # gold label ids per word; NULL when parsing
+
+
+cdef int corpus_of(Corpus* cp, object order, object offsets, object tokens, object heads,
+                   object labels) except -1:
+    """Check and lay out a corpus from numpy arrays: order and offsets int32, tokens a
+    C-contiguous int64 table [attributes, words], heads and labels int32 per word (or both
+    None); order None for every sentence in turn.  Every sentence order names must lie in
+    offsets."""
+    cdef Py_ssize_t k, n_off, words
+    n_off = len(offsets)
+    cp.offsets = int32_data(offsets, "offsets", 1)
+    if order is None:
+        cp.order = NULL
+        cp.n_order = n_off - 1
+    else:
+        cp.n_order = len(order)
+        cp.order = int32_data(order, "order", cp.n_order)
+        for k in range(cp.n_order):
+            if not 0 <= cp.order[k] < n_off - 1:
+                raise ValueError(f"order: sentence {cp.order[k]} is not among the {n_off - 1} given")
+    words = cp.offsets[n_off - 1]
+    n_rows, cp.stride = tokens.shape
+    if cp.stride < words:
+        raise ValueError(f"tokens: {cp.stride} columns for {words} words")
+    cp.tok = int64_data(tokens, "tokens", n_rows * cp.stride)
+    if (heads is None) != (labels is None):
+        raise ValueError("gold heads and labels come together")
+    cp.heads = NULL if heads is None else int32_data(heads, "gold heads", words)
+    cp.labels = NULL if labels is None else int32_data(labels, "gold labels", words)
+    return 0
+
+
 cdef class Learner:
     """A feature program and a weight table bound to this kernel (see tsdsl.learn)."""
     cdef Feats fx
@@ -293,14 +337,28 @@ cdef class Learner:
     cdef int max_n
     cdef public double clock
 
-    def __init__(self, size_t addr, int n_addr, size_t atom, int n_atom, size_t tpl, int n_tpl,
-                 size_t open_r, size_t cls, int C, size_t W, size_t U, size_t touched, size_t live,
-                 unsigned int mask, object keep):
+    def __init__(self, object addresses, int n_addr, object atoms, int n_atom, object templates, int n_tpl,
+                 object open_r, object cls, int C, object W, object U, object touched, object live,
+                 unsigned int mask):
+        """The feature program (int32 tables of n_addr addresses, n_atom atoms, n_tpl
+        templates; uint8 open ends of the lists), the classifier outputs (int32, CLS_W per
+        output), and the weights: W (float32, (mask + 1) x C), U (float64, the same for
+        training, else one row), touched (uint8 per row for training, else one), live (uint8
+        per row for parsing: rows that may be non-zero; None for training).  The arrays stay
+        referenced by the learner."""
         cdef int a, j
-        self.fx.addr = <const int*>addr
-        self.fx.atom = <const int*>atom
-        self.fx.tpl = <const int*>tpl
-        self.fx.open_r = <const unsigned char*>open_r
+        cdef Py_ssize_t rows = <Py_ssize_t>mask + 1
+        cdef bint training = live is None
+        self.fx.addr = int32_data(addresses, "addresses", n_addr * ADDR_W)
+        self.fx.atom = int32_data(atoms, "atoms", n_atom * ATOM_W)
+        self.fx.tpl = int32_data(templates, "templates", n_tpl * TPL_W)
+        self.fx.open_r = uint8_data(open_r, "open ends", NLX)
+        self.m.cls = int32_data(cls, "outputs", C * CLS_W)
+        self.m.W = <float*>array_data(W, "weights", "f", 4, rows * C, True)
+        self.m.U = <double*>array_data(U, "weight sums", "d", 8, rows * C if training else C, True)
+        self.m.touched = uint8_data(touched, "touched rows", rows if training else 1, True)
+        self.m.live = NULL if training else uint8_data(live, "live rows", rows)
+        self.keep = (addresses, atoms, templates, open_r, cls, W, U, touched, live)
         self.fx.n_addr = n_addr
         self.fx.n_atom = n_atom
         self.fx.n_tpl = n_tpl
@@ -317,16 +375,10 @@ cdef class Learner:
         self.fx.kids = NULL
         self.fx.sets = NULL
         self.max_n = -1
-        self.m.W = <float*>W
-        self.m.U = <double*>U
-        self.m.touched = <unsigned char*>touched
-        self.m.live = <const unsigned char*>live
         self.m.C = C
         self.m.mask = mask
-        self.m.cls = <const int*>cls
         self.m.t = 1.0
         self.clock = 1.0
-        self.keep = keep
         if self.fx.at == NULL or self.fx.val == NULL:
             raise MemoryError()
 
@@ -349,21 +401,26 @@ cdef class Learner:
         self.max_n = n
         return 0
 
-    def train_greedy(self, size_t heads_addr, size_t labels_addr, size_t offsets_addr, size_t tok_addr,
-                     Py_ssize_t stride, size_t order_addr, Py_ssize_t n_order, int ol, int dynamic,
-                     double explore_p, unsigned long long seed):
+    def train_greedy(self, object gold_heads, object gold_labels, object offsets_, object tokens,
+                     object order_, int ol, int dynamic, double explore_p, unsigned long long seed):
         """One pass of greedy training over the sentences order[0..n_order): at each step the
         model's best legal output is compared with the oracle's best outputs (the minimum
         labeled cost): dynamic training accepts any of them and otherwise moves the weights
         towards the best-scoring one; static training moves them towards the first one (in
-        output order, the canonical derivation) whenever the prediction differs.  Dynamic training then follows the prediction with
-        probability explore_p (the target otherwise); static training always follows the
-        target.  Returns (steps, mistakes, stuck sentences)."""
-        cdef const int* heads = <const int*>heads_addr
-        cdef const int* labels = <const int*>labels_addr
-        cdef const int* offsets = <const int*>offsets_addr
-        cdef const int* order = <const int*>order_addr
-        cdef const int64_t* tok = <const int64_t*>tok_addr
+        output order, the canonical derivation) whenever the prediction differs.  Dynamic
+        training then follows the prediction with probability explore_p (the target
+        otherwise); static training always follows the target.  Arrays as in
+        :meth:`train_beam`.  Returns (steps, mistakes, stuck sentences)."""
+        cdef Corpus cp
+        corpus_of(&cp, order_, offsets_, tokens, gold_heads, gold_labels)
+        if cp.heads == NULL or cp.order == NULL:
+            raise ValueError("training needs gold heads and labels, and an order")
+        cdef const int* order = cp.order
+        cdef const int* offsets = cp.offsets
+        cdef const int* heads = cp.heads
+        cdef const int* labels = cp.labels
+        cdef const int64_t* tok = cp.tok
+        cdef Py_ssize_t n_order = cp.n_order, stride = cp.stride
         cdef Py_ssize_t oi
         cdef int si, n, off, maxn = 0, steps, limit, c, p, g, mc, C = self.m.C, nf = self.fx.n_tpl
         cdef long long n_steps = 0, n_wrong = 0, n_stuck = 0
@@ -448,17 +505,22 @@ cdef class Learner:
         free(smem); free(tmem); free(blk); free(feats); free(unit); free(urow); free(ccost); free(sc)
         return n_steps, n_wrong, n_stuck
 
-    def parse_greedy(self, size_t offsets_addr, Py_ssize_t n_sent, size_t tok_addr, Py_ssize_t stride,
-                     size_t out_heads_addr, size_t out_labels_addr, size_t nm_addr, Py_ssize_t nm_cap):
-        """Parse sentences greedily.  Writes each word's head (CoNLL-U numbering; -1: none)
-        and label id (-1: none).  With nm_cap > 0, logs every step that changed or removed
-        an existing arc as (sentence, word, old head) triples at nm_addr.  Returns
-        (transitions, stuck sentences, logged events)."""
-        cdef const int* offsets = <const int*>offsets_addr
-        cdef const int64_t* tok = <const int64_t*>tok_addr
-        cdef int* out_heads = <int*>out_heads_addr
-        cdef int* out_labels = <int*>out_labels_addr
-        cdef int* nm = <int*>nm_addr
+    def parse_greedy(self, object offsets_, object tokens, object out_heads_, object out_labels_,
+                     object nm_log, Py_ssize_t nm_cap):
+        """Parse every sentence greedily.  Writes each word's head (CoNLL-U numbering; -1:
+        none) and label id (-1: none) into the int32 arrays out_heads_ and out_labels_ (one
+        slot per word).  With nm_cap > 0, logs every step that changed or removed an existing
+        arc as (sentence, word, old head) triples into nm_log (int32, 3 nm_cap slots).
+        Returns (transitions, stuck sentences, logged events)."""
+        cdef Corpus cp
+        corpus_of(&cp, None, offsets_, tokens, None, None)
+        cdef Py_ssize_t n_sent = cp.n_order
+        cdef const int* offsets = cp.offsets
+        cdef const int64_t* tok = cp.tok
+        cdef Py_ssize_t stride = cp.stride
+        cdef int* out_heads = int32_data(out_heads_, "heads out", offsets[n_sent], True)
+        cdef int* out_labels = int32_data(out_labels_, "labels out", offsets[n_sent], True)
+        cdef int* nm = int32_data(nm_log, "arc log", 3 * nm_cap, True)
         cdef Py_ssize_t si, n_nm = 0
         cdef int n, off, maxn = 0, steps, limit, c, p, d, C = self.m.C, nf = self.fx.n_tpl
         cdef long long n_steps = 0, n_stuck = 0
@@ -521,253 +583,108 @@ cdef class Learner:
         free(smem); free(feats); free(unit); free(sc); free(before)
         return n_steps, n_stuck, n_nm
 
-    def beam(self, size_t heads_addr, size_t labels_addr, size_t offsets_addr, size_t tok_addr,
-             Py_ssize_t stride, size_t order_addr, Py_ssize_t n_order, int width, int train, int ol,
-             int dynamic, size_t out_heads_addr, size_t out_labels_addr):
-        """Beam search over the sentences order[0..n_order), keeping the width best
-        configurations by total score.  Parsing (train = 0) writes heads and label ids as
-        parse_greedy does.  Training (train = 1) is the global structured perceptron with
-        early update: a gold configuration follows the oracle's best outputs (dynamic: the
-        best-scoring zero-cost one, static: the first); as soon as no beam item has the gold
-        item's loss, or at the end when the best item has a higher loss, the weights move
-        towards the gold history and away from the best item's.  Returns (steps, updates,
-        stuck sentences)."""
-        cdef const int* heads = <const int*>heads_addr
-        cdef const int* labels = <const int*>labels_addr
-        cdef const int* offsets = <const int*>offsets_addr
-        cdef const int* order = <const int*>order_addr
-        cdef const int64_t* tok = <const int64_t*>tok_addr
-        cdef int* out_heads = <int*>out_heads_addr
-        cdef int* out_labels = <int*>out_labels_addr
-        cdef Py_ssize_t oi
-        cdef int si, n, off, maxn = 0, C = self.m.C, nf = self.fx.n_tpl, B = width
-        cdef int i, j, c, k, nb, nc, steps, limit, best, g, mc, gloss, live, d, node, hist_cap, h
-        cdef long long n_steps = 0, n_upd = 0, n_stuck = 0
-        cdef bint early, found, gold_done
-        cdef Model* m = &self.m
-        cdef char* mem
-        cdef St* cur
-        cdef St* nxt
-        cdef St* swap
-        cdef St gs, tmp
-        cdef int* blk
-        cdef int* feats      # [B + 1] rows of nf buckets (row B: the gold item)
-        cdef int* unit       # [B + 1] rows of C units
-        cdef int* urow
-        cdef int* ccost      # [B + 1] rows of C costs
-        cdef float* sc       # [B + 1] rows of C scores
-        cdef double* bscore  # item scores
-        cdef int* bloss      # item losses (training)
-        cdef int* bnode      # item history node
-        cdef bint* bdone     # item terminal or stuck
-        cdef double* cand_s  # candidates: score, item, output
-        cdef int* cand_i
-        cdef int* cand_c
-        cdef int* hist       # history nodes: parent, output, feature row
-        cdef int* hfeat      # feature rows of expanded items
-        cdef int n_nodes, n_frows, gnode, frow
-        cdef double gscore, s_, tmpd
+    cdef int _open_beam(self, Beam* w, int width, int maxn) except -1:
         if UNBOUNDED:
             raise ValueError("beam search needs a bounded action set")
-        if B < 1:
+        if width < 1:
             raise ValueError("beam width must be at least 1")
-        for oi in range(n_order):
-            si = order[oi]
-            maxn = max(maxn, offsets[si + 1] - offsets[si])
         self.reserve(maxn)
-        limit = step_limit(maxn)
-        hist_cap = (B + 1) * (4 * maxn + 32)
-        mem = <char*>malloc(st_size(maxn) * (2 * B + 2))
-        cur = <St*>malloc(sizeof(St) * B)
-        nxt = <St*>malloc(sizeof(St) * B)
-        blk = <int*>malloc(sizeof(int) * (3 * (maxn + 2) + 1))
-        feats = <int*>malloc(sizeof(int) * nf * (B + 1) + 1)
-        unit = <int*>malloc(sizeof(int) * C * (B + 1) + 1)
-        urow = <int*>malloc(sizeof(int) * (N_ACTIONS + 1))
-        ccost = <int*>malloc(sizeof(int) * C * (B + 1) + 1)
-        sc = <float*>malloc(sizeof(float) * C * (B + 1) + 1)
-        bscore = <double*>malloc(sizeof(double) * B)
-        bloss = <int*>malloc(sizeof(int) * B)
-        bnode = <int*>malloc(sizeof(int) * B)
-        bdone = <bint*>malloc(sizeof(bint) * B)
-        cand_s = <double*>malloc(sizeof(double) * B * C + 1)
-        cand_i = <int*>malloc(sizeof(int) * B * C + 1)
-        cand_c = <int*>malloc(sizeof(int) * B * C + 1)
-        hist = <int*>malloc(sizeof(int) * 3 * hist_cap)
-        hfeat = <int*>malloc(sizeof(int) * <size_t>nf * hist_cap + 1)
-        if not (mem and cur and nxt and blk and feats and unit and urow and ccost and sc and bscore and bloss
-                and bnode and bdone and cand_s and cand_i and cand_c and hist and hfeat):
-            free(mem); free(cur); free(nxt); free(blk); free(feats); free(unit); free(urow); free(ccost); free(sc)
-            free(bscore); free(bloss); free(bnode); free(bdone); free(cand_s); free(cand_i); free(cand_c)
-            free(hist); free(hfeat)
+        if beam_alloc(w, width, maxn, self.fx.n_tpl, self.m.C) < 0:
             raise MemoryError()
+        return 0
+
+    def train_beam(self, object gold_heads, object gold_labels, object offsets_, object tokens, object order_,
+                   int width, int ol, int dynamic):
+        """One pass of beam training over the sentences order[0..n_order): the global
+        structured perceptron with early update.  A gold item follows the oracle's best
+        outputs (dynamic: the best-scoring zero-cost one, static: the first); as soon as no
+        beam item has the gold item's loss, or at the end when the best item has a higher
+        loss, the weights move towards the gold history and away from the best item's.
+
+        Arrays (numpy, C-contiguous): gold_heads (CoNLL-U numbering) and gold_labels (ids)
+        int32 per word; offsets_ int32, sentence i being words offsets[i]..offsets[i + 1] - 1;
+        tokens int64 [attributes, words]; order_ int32 sentence numbers.  Returns (steps,
+        updates, stuck sentences)."""
+        cdef Corpus cp
+        cdef Beam w
+        cdef Model* m = &self.m
+        cdef Py_ssize_t oi
+        cdef int si, n, off, maxn = 0, steps
+        cdef long long n_steps = 0, n_upd = 0, n_stuck = 0
+        cdef bint early
+        corpus_of(&cp, order_, offsets_, tokens, gold_heads, gold_labels)
+        if cp.heads == NULL or cp.order == NULL:
+            raise ValueError("training needs gold heads and labels, and an order")
+        for oi in range(cp.n_order):
+            si = cp.order[oi]
+            maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
+        self._open_beam(&w, width, maxn)
         m.t = self.clock
         with nogil:
-            for oi in range(n_order):
-                si = order[oi]
-                off = offsets[si]
-                n = offsets[si + 1] - off
-                self.fx.tok = tok + off
-                self.fx.stride = stride
-                if train and gold_fill(n, &heads[off], &labels[off], blk) < 0:
+            for oi in range(cp.n_order):
+                si = cp.order[oi]
+                off = cp.offsets[si]
+                n = cp.offsets[si + 1] - off
+                self.fx.tok = cp.tok + off
+                self.fx.stride = cp.stride
+                if gold_fill(n, &cp.heads[off], &cp.labels[off], w.blk) < 0:
                     continue
-                for i in range(B):
-                    st_place_in(&cur[i], n, mem + st_size(maxn) * i)
-                    st_place_in(&nxt[i], n, mem + st_size(maxn) * (B + i))
-                st_start(&cur[0], n)
-                st_place_in(&gs, n, mem + st_size(maxn) * (2 * B))
-                st_place_in(&tmp, n, mem + st_size(maxn) * (2 * B + 1))
-                st_start(&tmp, n)  # gold_attach reads the lists
-                st_start(&gs, n)
-                if train:
-                    gold_attach(&cur[0], blk)
-                    gold_attach(&gs, blk)
-                    gold_attach(&tmp, blk)
-                nb = 1
-                bscore[0] = 0
-                bloss[0] = 0
-                bnode[0] = -1
-                bdone[0] = st_terminal(&cur[0])
-                gnode = -1
-                gloss = 0
-                gscore = 0
-                gold_done = st_terminal(&gs)
-                n_nodes = 0
-                n_frows = 0
+                beam_start(&w, n, True)
                 steps = 0
                 early = False
-                while True:
-                    live = 0
-                    for i in range(nb):
-                        live += not bdone[i]
-                    if live == 0 and (not train or gold_done):
-                        break
-                    if steps >= step_limit(n):
+                while beam_live(&w) > 0 or not w.gold_done:
+                    if steps >= step_limit(n) or beam_reserve(&w) < 0:
                         n_stuck += 1
                         break
-                    if (n_nodes if n_nodes > n_frows else n_frows) + B + 1 > hist_cap:
-                        if grow(&hist, &hfeat, &hist_cap, nf) < 0:
-                            n_stuck += 1
-                            break
-                    # the gold item takes the oracle's best output
-                    if train and not gold_done:
-                        if legal_classes(&gs, m, unit + B * C) == 0:
-                            gold_done = True
-                        else:
-                            frow = n_frows
-                            n_frows += 1
-                            extract(&gs, &self.fx, m, hfeat + <size_t>frow * nf)
-                            score(m, hfeat + <size_t>frow * nf, nf, sc + B * C)
-                            class_costs(&gs, &tmp, m, ol, unit + B * C, urow, ccost + B * C)
-                            mc = ILLEGAL
-                            for c in range(C):
-                                k = ccost[B * C + c]
-                                if k != ILLEGAL and (mc == ILLEGAL or k < mc):
-                                    mc = k
-                            g = -1
-                            for c in range(C):
-                                if ccost[B * C + c] == mc and (g < 0 or (dynamic and sc[B * C + c] > sc[B * C + g])):
-                                    g = c
-                            hist[3 * n_nodes] = gnode
-                            hist[3 * n_nodes + 1] = g
-                            hist[3 * n_nodes + 2] = frow
-                            gnode = n_nodes
-                            n_nodes += 1
-                            gloss += mc
-                            gscore += sc[B * C + g]
-                            apply_legal(&gs, unit[B * C + g], m.cls[g * CLS_W])
-                            gold_done = st_terminal(&gs)
-                    # expand every live item
-                    nc = 0
-                    for i in range(nb):
-                        if bdone[i]:
-                            cand_s[nc] = bscore[i]
-                            cand_i[nc] = i
-                            cand_c[nc] = -1
-                            nc += 1
-                            continue
-                        if legal_classes(&cur[i], m, unit + i * C) == 0:
-                            bdone[i] = True
-                            cand_s[nc] = bscore[i]
-                            cand_i[nc] = i
-                            cand_c[nc] = -1
-                            nc += 1
-                            continue
-                        frow = n_frows
-                        n_frows += 1
-                        extract(&cur[i], &self.fx, m, hfeat + <size_t>frow * nf)
-                        score(m, hfeat + <size_t>frow * nf, nf, sc + i * C)
-                        feats[i] = frow
-                        if train:
-                            class_costs(&cur[i], &tmp, m, ol, unit + i * C, urow, ccost + i * C)
-                        for c in range(C):
-                            if unit[i * C + c] < 0:
-                                continue
-                            cand_s[nc] = bscore[i] + sc[i * C + c]
-                            cand_i[nc] = i
-                            cand_c[nc] = c
-                            nc += 1
-                    # keep the B best candidates (selection; ties: earlier candidate first)
-                    k = nc if nc < B else B
-                    for j in range(k):
-                        best = j
-                        for c in range(j + 1, nc):
-                            if cand_s[c] > cand_s[best]:
-                                best = c
-                        if best != j:
-                            tmpd = cand_s[j]; cand_s[j] = cand_s[best]; cand_s[best] = tmpd
-                            h = cand_i[j]; cand_i[j] = cand_i[best]; cand_i[best] = h
-                            h = cand_c[j]; cand_c[j] = cand_c[best]; cand_c[best] = h
-                    found = False
-                    for j in range(k):
-                        i = cand_i[j]
-                        c = cand_c[j]
-                        st_copy_into(&nxt[j], &cur[i])
-                        if c >= 0:
-                            apply_legal(&nxt[j], unit[i * C + c], m.cls[c * CLS_W])
-                            hist[3 * n_nodes] = bnode[i]
-                            hist[3 * n_nodes + 1] = c
-                            hist[3 * n_nodes + 2] = feats[i]
-                            cand_i[j] = n_nodes                       # the new item's history
-                            n_nodes += 1
-                            cand_c[j] = bloss[i] + (ccost[i * C + c] if train else 0)  # and loss
-                        else:
-                            cand_i[j] = bnode[i]
-                            cand_c[j] = bloss[i]
-                    for j in range(k):
-                        bnode[j] = cand_i[j]
-                        bloss[j] = cand_c[j]
-                        bscore[j] = cand_s[j]
-                        bdone[j] = st_terminal(&nxt[j])
-                        if train and bloss[j] <= gloss:
-                            found = True
-                    nb = k
-                    swap = cur
-                    cur = nxt
-                    nxt = swap
+                    if not w.gold_done:
+                        beam_gold_step(&w, &self.fx, m, ol, dynamic)
                     steps += 1
                     n_steps += 1
-                    if train and not found:
+                    if not beam_expand(&w, &self.fx, m, True, ol):
                         early = True
                         break
-                if train and (early or bloss[0] > gloss):
-                    # gold history up, best item's history down (shared prefixes cancel)
-                    node = gnode
-                    while node >= 0:
-                        update(m, hfeat + <size_t>hist[3 * node + 2] * nf, nf, hist[3 * node + 1], 1.0)
-                        node = hist[3 * node]
-                    node = bnode[0]
-                    while node >= 0:
-                        update(m, hfeat + <size_t>hist[3 * node + 2] * nf, nf, hist[3 * node + 1], -1.0)
-                        node = hist[3 * node]
+                if early or w.bloss[0] > w.gloss:
+                    beam_update(&w, m)
                     n_upd += 1
                 m.t += 1
-                if not train:
-                    for d in range(1, n + 1):
-                        out_heads[off + d - 1] = out_head(&cur[0], d)
-                        out_labels[off + d - 1] = cur[0].lab[d] if cur[0].head[d] >= 0 else -1
         self.clock = m.t
-        free(mem); free(cur); free(nxt); free(blk); free(feats); free(unit); free(urow); free(ccost); free(sc)
-        free(bscore); free(bloss); free(bnode); free(bdone); free(cand_s); free(cand_i); free(cand_c)
-        free(hist); free(hfeat)
+        beam_free(&w)
         return n_steps, n_upd, n_stuck
+
+    def parse_beam(self, object offsets_, object tokens, int width, object out_heads_, object out_labels_):
+        """Parse every sentence by beam search (width items kept by total score): each word's
+        head (CoNLL-U numbering; -1: none) and label id (-1: none) into the int32 arrays
+        out_heads_ and out_labels_, as :meth:`parse_greedy`.  Returns (steps, stuck
+        sentences)."""
+        cdef Corpus cp
+        cdef Beam w
+        cdef Model* m = &self.m
+        cdef Py_ssize_t si
+        cdef int n, off, d, maxn = 0, steps
+        cdef long long n_steps = 0, n_stuck = 0
+        corpus_of(&cp, None, offsets_, tokens, None, None)
+        cdef int* out_heads = int32_data(out_heads_, "heads out", cp.offsets[cp.n_order], True)
+        cdef int* out_labels = int32_data(out_labels_, "labels out", cp.offsets[cp.n_order], True)
+        for si in range(cp.n_order):
+            maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
+        self._open_beam(&w, width, maxn)
+        with nogil:
+            for si in range(cp.n_order):
+                off = cp.offsets[si]
+                n = cp.offsets[si + 1] - off
+                self.fx.tok = cp.tok + off
+                self.fx.stride = cp.stride
+                beam_start(&w, n, False)
+                steps = 0
+                while beam_live(&w) > 0:
+                    if steps >= step_limit(n) or beam_reserve(&w) < 0:
+                        n_stuck += 1
+                        break
+                    beam_expand(&w, &self.fx, m, False, 0)
+                    steps += 1
+                    n_steps += 1
+                for d in range(1, n + 1):
+                    out_heads[off + d - 1] = out_head(&w.cur[0], d)
+                    out_labels[off + d - 1] = w.cur[0].lab[d] if w.cur[0].head[d] >= 0 else -1
+        beam_free(&w)
+        return n_steps, n_stuck

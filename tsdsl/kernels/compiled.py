@@ -117,7 +117,7 @@ class CompiledSystem:
             raise UsageError(str(exc)) from None
         if self.unbounded:
             names, _, table = self._for_tokens(n + (1 if self._has_root else 0))
-            self.module.set_actions(state, table, table.ctypes.data, len(names))
+            self.module.set_actions(state, table, len(names))
         return state
 
     def copy(self, state):
@@ -194,7 +194,7 @@ class CompiledSystem:
     def legal_mask(self, state, out: Optional[np.ndarray] = None) -> np.ndarray:
         """uint8 mask of the legal actions (GIL released)."""
         out = _buffer(out, self.module.n_actions(state), np.uint8)
-        self.module.legal_mask(state, out.ctypes.data)
+        self.module.legal_mask(state, out)
         return out
 
     def attach_gold(self, state, heads: Sequence[int], labels: Optional[Sequence[str]] = None) -> None:
@@ -221,7 +221,7 @@ class CompiledSystem:
         """int32 cost of every action under the attached gold tree (:data:`ILLEGAL`: not legal)."""
         out = _buffer(out, self.module.n_actions(state), np.int32)
         try:
-            self.module.costs(state, self.loss_index(oracle, loss), out.ctypes.data)
+            self.module.costs(state, self.loss_index(oracle, loss), out)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         return out
@@ -241,7 +241,7 @@ class CompiledSystem:
         labs = None if labels is None else np.ascontiguousarray(labels, dtype=np.int32)
         if labs is not None and len(labs) != len(acts):
             raise UsageError(f"{len(acts)} actions but {len(labs)} labels")
-        return self.module.run(state, acts.ctypes.data, 0 if labs is None else labs.ctypes.data, len(acts))
+        return self.module.run(state, acts, labs, len(acts))
 
     @staticmethod
     def pack(heads: Sequence[Sequence[int]], labels: Optional[Sequence[Sequence[int]]] = None,
@@ -292,10 +292,8 @@ class CompiledSystem:
             acts, labs, out_heads = bufs["acts"], bufs["labs"], bufs["heads"]
             try:
                 T, stuck, bad_s, bad_w, overflow = self.module.oracle_pass(
-                    tb.heads.ctypes.data, tb.offsets.ctypes.data, n_sent,
-                    tb.labels.ctypes.data if tb.n_labels else 0, tb.n_labels, ol,
-                    acts.ctypes.data, labs.ctypes.data, cap, out_heads.ctypes.data,
-                    0 if table is None else table.ctypes.data, nact)
+                    tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None, tb.n_labels, ol,
+                    acts, labs, cap, out_heads, table, nact)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             if not overflow:

@@ -46,11 +46,8 @@ class Engine:
         self._open = np.asarray([OPEN_R[d.open_end] for d in kernel.system.lists] + [0], dtype=np.uint8)
         self._cls = np.ascontiguousarray(outputs.table, dtype=np.int32)
         self.learner = kernel.module.Learner(
-            self._addr.ctypes.data, len(features.addresses), self._atom.ctypes.data, len(features.atoms),
-            self._tpl.ctypes.data, len(features.templates), self._open.ctypes.data, self._cls.ctypes.data,
-            C, self.W.ctypes.data, self.U.ctypes.data, self.touched.ctypes.data,
-            0 if train else self.live.ctypes.data, rows - 1,
-            (self._addr, self._atom, self._tpl, self._open, self._cls, self.W, self.U, self.touched, self.live))
+            self._addr, len(features.addresses), self._atom, len(features.atoms), self._tpl, len(features.templates),
+            self._open, self._cls, C, self.W, self.U, self.touched, None if train else self.live, rows - 1)
 
     def averaged(self) -> tuple[np.ndarray, np.ndarray]:
         """The averaged-perceptron weights (training): a dense table, and the rows that can
@@ -63,19 +60,14 @@ class Engine:
     def train_greedy(self, batch: Batch, order: np.ndarray, *, loss_index: int, dynamic: bool,
                      explore_p: float, seed: int) -> tuple[int, int, int]:
         order = np.ascontiguousarray(order, dtype=np.int32)
-        return self.learner.train_greedy(
-            batch.heads.ctypes.data, batch.labels.ctypes.data, batch.offsets.ctypes.data,
-            batch.tokens.ctypes.data, batch.tokens.shape[1], order.ctypes.data, len(order),
-            loss_index, int(dynamic), float(explore_p), seed & 0x7FFFFFFFFFFFFFFF)
+        return self.learner.train_greedy(batch.heads, batch.labels, batch.offsets, batch.tokens, order,
+                                         loss_index, int(dynamic), float(explore_p), seed & 0x7FFFFFFFFFFFFFFF)
 
     def train_beam(self, batch: Batch, order: np.ndarray, *, width: int, loss_index: int,
                    dynamic: bool) -> tuple[int, int, int]:
         order = np.ascontiguousarray(order, dtype=np.int32)
-        dummy = np.empty(1, dtype=np.int32)
-        return self.learner.beam(
-            batch.heads.ctypes.data, batch.labels.ctypes.data, batch.offsets.ctypes.data,
-            batch.tokens.ctypes.data, batch.tokens.shape[1], order.ctypes.data, len(order), width, 1,
-            loss_index, int(dynamic), dummy.ctypes.data, dummy.ctypes.data)
+        return self.learner.train_beam(batch.heads, batch.labels, batch.offsets, batch.tokens, order, width,
+                                       loss_index, int(dynamic))
 
     def parse(self, batch: Batch, *, beam: int = 1, log_nonmonotonic: bool = False):
         """Heads (CoNLL-U numbering, -1: none) and label ids (-1: none) for every word,
@@ -83,20 +75,13 @@ class Engine:
         total = batch.words
         heads = np.empty(total + 1, dtype=np.int32)
         labels = np.empty(total + 1, dtype=np.int32)
-        n = batch.sentences
         if beam > 1:
-            order = np.arange(n, dtype=np.int32)
-            dummy = np.zeros(1, dtype=np.int32)
-            steps, _, stuck = self.learner.beam(
-                dummy.ctypes.data, dummy.ctypes.data, batch.offsets.ctypes.data, batch.tokens.ctypes.data,
-                batch.tokens.shape[1], order.ctypes.data, n, beam, 0, 0, 0, heads.ctypes.data, labels.ctypes.data)
+            steps, stuck = self.learner.parse_beam(batch.offsets, batch.tokens, beam, heads, labels)
             return heads[:total], labels[:total], steps, stuck, None
         cap = 4 * total + 16 if log_nonmonotonic else 0
         events = np.empty(3 * cap + 3, dtype=np.int32)
         while True:
-            steps, stuck, n_ev = self.learner.parse_greedy(
-                batch.offsets.ctypes.data, n, batch.tokens.ctypes.data, batch.tokens.shape[1],
-                heads.ctypes.data, labels.ctypes.data, events.ctypes.data, cap)
+            steps, stuck, n_ev = self.learner.parse_greedy(batch.offsets, batch.tokens, heads, labels, events, cap)
             if n_ev <= cap:
                 break
             cap = n_ev
