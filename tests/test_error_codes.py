@@ -49,3 +49,9 @@ def test_a_code_keeps_its_title_through_pickling():
 
     again = pickle.loads(pickle.dumps(codes.UNBOUND))
     assert again == "TS210" and again.title == codes.UNBOUND.title
+
+
+def test_the_error_page_lists_every_code_of_the_catalogue():
+    page = (PACKAGE.parent / "docs" / "errors.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `(TS\d{3})` \|", page, re.M)
+    assert sorted(listed) == sorted(CODES) and len(listed) == len(set(listed))

@@ -1,7 +1,7 @@
 
 # ---- learning: feature extraction, scoring, perceptron, greedy and beam search --------
-# Generic (included by every kernel).  The feature program (tsdsl.features) and the
-# classifier classes (tsdsl.learn.classes) arrive as int32 tables; sentences as int64
+# Generic (included by every kernel).  The feature program (tsdsl.learn.features) and the
+# classifier outputs (tsdsl.learn.outputs) arrive as int32 tables; sentences as int64
 # token tables (tsdsl.learn.tokens).  Everything on the per-step path runs without the GIL.
 
 from libc.stdint cimport int64_t, uint64_t

@@ -77,8 +77,10 @@ def _cython_version() -> str:
 def cache_key(gen: Generated) -> str:
     """The cache key of a generated kernel (see module docstring)."""
     h = hashlib.sha256()
-    for part in (gen.source, *(f"{name}\0{text}" for name, text in gen.includes), __version__, GENERATOR_VERSION, _cython_version(), sys.version, platform.machine(),
-                 sysconfig.get_config_var("EXT_SUFFIX") or "", " ".join(COMPILE_FLAGS), os.environ.get("CC", "")):
+    included = (f"{name}\0{text}" for name, text in gen.includes)
+    for part in (gen.source, *included, __version__, GENERATOR_VERSION, _cython_version(), sys.version,
+                 platform.machine(), sysconfig.get_config_var("EXT_SUFFIX") or "", " ".join(COMPILE_FLAGS),
+                 os.environ.get("CC", "")):
         h.update(part.encode("utf-8"))
         h.update(b"\0")
     return h.hexdigest()[:32]

@@ -93,7 +93,8 @@ def merge(chain: list[S.Spec], sink: DiagnosticSink) -> Merged:
 
         def once(key: str, span: Span) -> None:
             if key in seen_here:
-                sink.error(codes.TWICE, f"{key} is declared twice in this file (first at line {seen_here[key].line})", span)
+                sink.error(codes.TWICE, f"{key} is declared twice in this file (first at line "
+                                        f"{seen_here[key].line})", span)
             seen_here[key] = span
 
         for st in spec.statements:

@@ -38,7 +38,7 @@ def lower_control(ctx: Context, cp: list[S.CPTransition], common: dict, multihea
         K = 2
     elif K is not None and K > MAX_CAPACITY:  # K*K actions: a huge K would hang the checker
         ctx.err(codes.BAD_CAPACITY, f"capacity K must be at most {MAX_CAPACITY}, not {K} (write `capacity inf` for an "
-                          "unbounded capacity)", span_of("capacity"))
+                "unbounded capacity)", span_of("capacity"))
         K = 2
     if D is None:
         D = 10**9
@@ -59,7 +59,7 @@ def lower_control(ctx: Context, cp: list[S.CPTransition], common: dict, multihea
     for key in ("lists", "initial"):
         if key in ctx.m.singles:
             ctx.err(codes.MIXED_STYLES, f"`{key}` is for rewrite-rule systems; control-parameter systems use O and U",
-                     ctx.m.singles[key].span)
+                    ctx.m.singles[key].span)
     specs = [_cp_params(ctx, t) for t in cp]
     lists = (ir.ListDecl("O", "R"), ir.ListDecl("U", "L"))
     seq = ("root", "words") if root == "left" else ("words", "root") if root == "right" else ("words",)
@@ -77,7 +77,7 @@ def lower_control(ctx: Context, cp: list[S.CPTransition], common: dict, multihea
             made = _cp_instances(t, ps, k_eff, D, reading, multihead=multihead, root=root)
             if not made and report:
                 ctx.err(codes.NEVER_APPLIES, f"transition {t.name!r} can never apply: no index pair fits "
-                                  f"K={_inf(K)}, D={_inf(D if D < 10**9 else None)}, P={ps['P']}", t.span)
+                        f"K={_inf(K)}, D={_inf(D if D < 10**9 else None)}, P={ps['P']}", t.span)
             actions.extend(made)
         return tuple(actions)
 
@@ -94,15 +94,15 @@ def lower_control(ctx: Context, cp: list[S.CPTransition], common: dict, multihea
 def _cp_params(ctx: Context, t: S.CPTransition) -> Optional[dict]:
     base = CP_BASES.get(t.base)
     if base is None:
-        ctx.err(codes.UNKNOWN_CONTROL, f"unknown base operation {t.base!r}; use ←, →, −, + (or left_arc, right_arc, reduce, "
-                          "shift)", t.span)
+        ctx.err(codes.UNKNOWN_CONTROL, f"unknown base operation {t.base!r}; use ←, →, −, + (or left_arc, "
+                "right_arc, reduce, shift)", t.span)
         return None
     out = {"base": base, "B": True, "S": False, "P": "na", "cls": t.classes[0][0] if t.classes else None}
     for p in t.params:
         key = CP_KEYS.get(p.key)
         if key is None:
             ctx.err(codes.UNKNOWN_CONTROL, f"unknown control parameter {p.key!r}; use B (bottom-up), S (arc-shift) or "
-                              "P (periphery)", p.span)
+                    "P (periphery)", p.span)
             continue
         if base == "shift":
             what = {"P": "periphery", "B": "bottom-up", "S": "arc-shift"}[key]

@@ -61,8 +61,8 @@ def lower_guard(ctx: Context, g: S.Guard, bound: set[str], root: str, oracle: bo
         if g.name not in arity:
             hint = " (compare it: len(σ) == 1)" if g.name == "len" else ""
             ctx.err(codes.FUNCTION, f"unknown guard function {g.name!r}{hint}; known: has_head(x), is_root(x), "
-                              "empty(LIST), len(LIST) OP N, path(x, y), arc(x, y), connected(x, y), "
-                              "x in LIST, comparisons of first/last/len/pos/max/min/gold_head", g.span)
+                    "empty(LIST), len(LIST) OP N, path(x, y), arc(x, y), connected(x, y), "
+                    "x in LIST, comparisons of first/last/len/pos/max/min/gold_head", g.span)
             return ir.TRUE
         if len(g.args) != arity[g.name]:
             ctx.err(codes.FUNCTION, f"{g.name} takes {arity[g.name]} argument(s), not {len(g.args)}", g.span)
@@ -107,7 +107,7 @@ def lower_term(ctx: Context, e, bound: set[str], oracle: bool) -> ir.Term:
         arity = _TERM_FUNCS.get(e.name)
         if arity is None:
             ctx.err(codes.FUNCTION, f"unknown term function {e.name!r}; known: "
-                              f"{', '.join(sorted(_TERM_FUNCS))}", e.span)
+                    f"{', '.join(sorted(_TERM_FUNCS))}", e.span)
             return ir.TInt(0)
         if len(e.args) != arity:
             ctx.err(codes.FUNCTION, f"{e.name} takes {arity} argument(s), not {len(e.args)}", e.span)

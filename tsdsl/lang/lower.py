@@ -32,7 +32,7 @@ def lower_system(ctx: Context) -> Optional[ir.System]:
     rules = [t for t in m.transitions.values() if isinstance(t, S.RuleTransition)]
     if cp and rules:
         ctx.err(codes.MIXED_STYLES, "a system uses either control-parameter transitions (NAME = ...) or rewrite rules "
-                          "(NAME : ...), not both", rules[0].span)
+                "(NAME : ...), not both", rules[0].span)
     if not m.transitions:
         ctx.err(codes.NO_TRANSITIONS, "the system has no transitions", m.header_span)
     for f in m.flags.values():
@@ -77,8 +77,8 @@ def _produces(ctx: Context) -> tuple[str, str]:
     out = []
     for value in (st.tree_class,) if st.covers is None else (st.tree_class, st.covers):
         if value not in TREE_CLASS_ALIASES:
-            ctx.err(codes.BAD_SETTING, f"unknown tree class {value!r}; use one of: {', '.join(sorted(TREE_CLASS_ALIASES))}",
-                     st.span)
+            ctx.err(codes.BAD_SETTING, f"unknown tree class {value!r}; use one of: "
+                    f"{', '.join(sorted(TREE_CLASS_ALIASES))}", st.span)
             out.append("any")
         else:
             out.append(TREE_CLASS_ALIASES[value])

@@ -24,7 +24,7 @@ def lower_oracles(ctx: Context, system: ir.System, root: str) -> tuple[ir.Oracle
                     continue
                 if r.head == r.dep:
                     ctx.err(codes.TWICE, "the head and dependent variables of a reachability rule must differ",
-                             r.span)
+                            r.span)
                 reach = (r.positive, r.head, r.dep, lower_guard(ctx, r.guard, {r.head, r.dep}, root, oracle=True))
             elif isinstance(r, S.LossRule):
                 lname = r.name or "loss"
@@ -36,7 +36,7 @@ def lower_oracles(ctx: Context, system: ir.System, root: str) -> tuple[ir.Oracle
                 bound = r.bound or "exact"
                 if bound not in ("exact", "lower", "upper"):
                     ctx.err(codes.BAD_LOSS, f"a loss is `bound lower` or `bound upper` (or exact), not {bound!r}",
-                             r.span)
+                            r.span)
                 losses.append(ir.LossExpr(lname, r.terms, bound))
             else:
                 action = actions.get(r.action)
@@ -48,7 +48,7 @@ def lower_oracles(ctx: Context, system: ir.System, root: str) -> tuple[ir.Oracle
                 penalties.append((r.action, lower_guard(ctx, r.guard, bound_vars, root, oracle=True)))
         if reach is None:
             ctx.err(codes.ORACLE_WITHOUT_REACH, f"oracle {name!r} needs a `reachable h -> d if ...` or "
-                              "`unreachable h -> d if ...` rule", decl.span)
+                    "`unreachable h -> d if ...` rule", decl.span)
         if not losses:
             losses.append(ir.LossExpr("loss", ("unreachable",), "exact"))
         out.append(ir.Oracle(name, decl.title or name, reach, tuple(losses), tuple(penalties), decl.span))

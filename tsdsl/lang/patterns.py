@@ -12,7 +12,7 @@ from .guards import lower_guard
 def lower_pattern(ctx: Context, cfg: S.ConfigPat, names: tuple[str, ...]) -> tuple[list[ir.ListMatch], set[str]]:
     if len(cfg.lists) != len(names):
         ctx.err(codes.LIST_SHAPE, f"this configuration has {len(cfg.lists)} lists but the system has {len(names)} "
-                          f"({', '.join(names)})", cfg.span)
+                f"({', '.join(names)})", cfg.span)
     bound: set[str] = set()
     out = []
     for k, name in enumerate(names):
@@ -35,7 +35,7 @@ def lower_pattern(ctx: Context, cfg: S.ConfigPat, names: tuple[str, ...]) -> tup
                 items.append(ir.Tok(it.name))
         if lp.kind == "open" and not any(isinstance(x, ir.Rest) for x in items) and items:
             ctx.err(codes.LIST_SHAPE, f"the pattern of list {name} must mention {name} (e.g. {name}|x) or be written "
-                              "in brackets for an exact shape", lp.span)
+                    "in brackets for an exact shape", lp.span)
         out.append(ir.ListMatch(name, tuple(items)))
     return out, bound
 

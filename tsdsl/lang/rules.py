@@ -22,14 +22,14 @@ def lower_rules(ctx: Context, rules: list[S.RuleTransition], common: dict, multi
     for key in ("capacity", "distance", "start", "periphery"):
         if key in ctx.m.singles:
             ctx.err(codes.MIXED_STYLES, f"`{key}` is a control parameter; it has no meaning in a rewrite-rule system",
-                     ctx.m.singles[key].span)
+                    ctx.m.singles[key].span)
     open_ends = _open_ends(rules, names)
     lists = tuple(ir.ListDecl(n, open_ends[n]) for n in names)
     initial = _initial(ctx, names, root)
     st = ctx.m.singles.get("terminal")
     if st is None:
         ctx.err(codes.NO_TRANSITIONS, "a rewrite-rule system needs a `terminal` line, e.g. `terminal (σ, [])`",
-                 ctx.m.header_span)
+                ctx.m.header_span)
         terminal = ir.Terminal(tuple(ir.ListMatch(n, ()) for n in names), ir.TRUE, ctx.m.header_span)
     else:
         terminal = lower_terminal(ctx, st, lists, root)
@@ -73,7 +73,7 @@ def _initial(ctx: Context, names, root: str) -> ir.Initial:
     cfg = st.config
     if len(cfg.lists) != len(names):
         ctx.err(codes.LIST_SHAPE, f"`initial` gives {len(cfg.lists)} lists but the system has {len(names)} "
-                          f"({', '.join(names)})", cfg.span)
+                f"({', '.join(names)})", cfg.span)
         return ir.Initial(tuple(() for _ in names))
     out, used = [], []
     for lp in cfg.lists:
@@ -82,11 +82,11 @@ def _initial(ctx: Context, names, root: str) -> ir.Initial:
             word = "words" if it.name in ("1..n", "words") else it.name
             if word not in ("words", "root"):
                 ctx.err(codes.INITIAL, f"an initial list holds only `root` and `1..n` (the words), not {it.name!r}",
-                         it.span)
+                        it.span)
                 continue
             if word == "root" and root == "none":
                 ctx.err(codes.INITIAL, "`root` in the initial configuration, but the system says `root none`",
-                         it.span)
+                        it.span)
                 continue
             if word in used:
                 ctx.err(codes.INITIAL, f"{it.name!r} appears twice in the initial configuration", it.span)
@@ -112,7 +112,7 @@ def _rule_action(ctx: Context, t: S.RuleTransition, lists, multihead: bool, root
     cls_names = {n for n, _ in classes}
     if len(cls_names) > 1:
         ctx.err(codes.TWO_CLASSES, f"transition {t.name!r} is given two classes: {', '.join(sorted(cls_names))}",
-                 classes[1][1])
+                classes[1][1])
     if not cases:
         return None
     return ir.Action(t.name, classes[0][0] if classes else t.name, tuple(cases), t.span, family=t.name)
@@ -127,7 +127,7 @@ def _rule_case(ctx: Context, t, c: S.RuleCase, names, multihead: bool, root: str
     used_rest: set[str] = set()
     if len(c.rhs.lists) != len(names):
         ctx.err(codes.LIST_SHAPE, f"the right-hand side has {len(c.rhs.lists)} lists but the system has {len(names)} "
-                          f"({', '.join(names)})", c.rhs.span)
+                f"({', '.join(names)})", c.rhs.span)
     for k in range(len(names)):
         if k >= len(c.rhs.lists):
             result.append(())
@@ -151,7 +151,7 @@ def _rule_case(ctx: Context, t, c: S.RuleCase, names, multihead: bool, root: str
         result.append(tuple(items))
     for lost in sorted(has_rest - used_rest):
         ctx.err(codes.MOVING_TOKENS, f"the rest of {lost} disappears on the right-hand side (tokens would be lost)",
-                 c.rhs.span)
+                c.rhs.span)
     guard = ir.conj(*[lower_guard(ctx, g, bound, root) for g in c.guards])
     arcs, implicit = [], []
     for a in c.arcs:

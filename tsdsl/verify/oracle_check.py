@@ -18,7 +18,6 @@ from .. import ir
 from ..interp import Config, Interpreter
 from ..oracle import FastOracle, find_oracle
 from ..trace import render_steps, run_trace
-from .classes import projective_with_root_at
 from .loss import BudgetExceeded, LossSearch
 
 

@@ -21,7 +21,7 @@ from ..interp import Config, Interpreter
 from ..trace import render_steps, run_trace
 from .classes import class_trees, dag_problem, tree_problem
 from .loss import BudgetExceeded, find_derivation, static_oracle, LossSearch
-from .space import SpaceTooLarge, explore, find_cycle, longest_derivation, longest_path_to
+from .space import SpaceTooLarge, explore, find_cycle, longest_derivation
 from .strategies import class_trees_strategy
 
 PROPERTIES = ("soundness", "completeness", "progress", "termination")
