@@ -616,17 +616,6 @@ def test_refuses_missing_model_json(model_copy):
     refused_load(model_copy, "model.json: missing")
 
 
-def test_train_refuses_spec_without_oracle(workdir):
-    # a relative path, so that its kernel (built before the refusal) is cached across runs
-    text = (SYSTEMS / "arc-eager.ts").read_text(encoding="utf-8")
-    kept = [l for l in text.splitlines(keepends=True) if not l.lstrip().startswith(("oracle", "reachable"))]
-    assert len(kept) == len(text.splitlines()) - 2
-    Path("no-oracle.ts").write_text("".join(kept), encoding="utf-8")
-    code, _, err = cli("train", "no-oracle.ts", "--train", "train.conllu", "--out", "no-oracle-model", *FAST)
-    assert_refused(code, err, "no-oracle.ts", "declares no oracle")
-    assert not Path("no-oracle-model").exists()
-
-
 def test_train_refuses_unbounded_system(workdir):
     spec = SYSTEMS / "easy-first.ts"
     code, _, err = cli("train", spec, "--train", "train.conllu", "--out", "ef-model", *FAST)

@@ -19,9 +19,17 @@ class Train(Command):
                                                              "epoch is kept (without it, the last)")
         sp.add_argument("--out", required=True, metavar="DIR", help="model directory to write")
         sp.add_argument("--epochs", type=int, default=15)
-        sp.add_argument("--oracle", choices=("auto", "dynamic", "static"), default="auto",
-                        help="dynamic (with exploration) or static training; auto (default): dynamic unless "
-                             "the loss is declared a lower bound")
+        sp.add_argument("--oracle", choices=("auto", "dynamic", "static", "search"), default="auto",
+                        help="how training follows the gold trees: a declared oracle, dynamic (with exploration) "
+                             "or static, or the static oracle by search (search: the first action in spec order "
+                             "that keeps the gold tree derivable). auto (default): the declared oracle if following "
+                             "it reproduces 98%% of the training trees (dynamic unless its loss is a lower bound), "
+                             "else search")
+        sp.add_argument("--search-budget", type=int, default=None, metavar="N",
+                        help="static oracle by search: configurations expanded per tree before it is skipped "
+                             "(default 100000)")
+        sp.add_argument("--force-oracle", action="store_true",
+                        help="train with the declared oracle even if it reproduces too few training trees")
         sp.add_argument("--explore", type=float, default=1.0, metavar="P",
                         help="dynamic oracle: follow the model's prediction with probability P (default 1.0)")
         sp.add_argument("--explore-after", type=int, default=1, metavar="K",
@@ -45,7 +53,9 @@ class Train(Command):
         options = TrainOptions(epochs=args.epochs, oracle=args.oracle, explore=args.explore,
                                explore_after=args.explore_after, beam=args.beam, features=args.features,
                                seed=args.seed, nonproj=args.nonproj, hash_bits=args.hash_bits, loss=args.loss,
-                               overrides=parse_overrides(args.set))
+                               overrides=parse_overrides(args.set), force_oracle=args.force_oracle)
+        if args.search_budget is not None:
+            options.search_budget = args.search_budget
         result = train(args.spec, args.train, args.dev, args.out, options,
                        progress=None if args.quiet else sys.stderr)
         best = result.history[result.best_epoch - 1] if result.history else {}
@@ -55,6 +65,8 @@ class Train(Command):
         line += f"; trained in {result.seconds:.1f} s on {result.sentences} sentences"
         if result.skipped:
             line += f" ({result.skipped} non-projective skipped)"
+        if result.not_derived:
+            line += f" ({result.not_derived} trees without a derivation skipped)"
         if result.lifted:
             line += f" ({result.lifted} arcs lifted)"
         print(line)

@@ -505,6 +505,79 @@ cdef class Learner:
         free(smem); free(tmem); free(blk); free(feats); free(unit); free(urow); free(ccost); free(sc)
         return n_steps, n_wrong, n_stuck
 
+    def train_sequence(self, object offsets_, object tokens, object order_, object actions_, object labels_,
+                       object targets_, object starts_):
+        """One pass of static training along given derivations (the static oracle by search):
+        sentence i's actions and label ids are actions_[starts_[i]:starts_[i + 1]] (int32),
+        and targets_ holds the classifier output of each (int32).  At each step the model's
+        best legal output is compared with the target; when they differ the weights move
+        towards the target and away from the prediction; the derivation's own action is
+        applied.  Returns (steps, mistakes, stuck sentences: a derivation this kernel finds
+        illegal)."""
+        cdef Corpus cp
+        corpus_of(&cp, order_, offsets_, tokens, None, None)
+        if cp.order == NULL:
+            raise ValueError("training needs an order")
+        cdef Py_ssize_t n_all = len(offsets_) - 1
+        cdef const int* starts = int32_data(starts_, "starts", n_all + 1)
+        cdef Py_ssize_t steps_all = starts[n_all]
+        cdef const int* actions = int32_data(actions_, "actions", steps_all)
+        cdef const int* labels = int32_data(labels_, "labels", steps_all)
+        cdef const int* targets = int32_data(targets_, "targets", steps_all)
+        cdef Py_ssize_t oi
+        cdef int si, n, off, k, maxn = 0, c, p, g, C = self.m.C, nf = self.fx.n_tpl
+        cdef long long n_steps = 0, n_wrong = 0, n_stuck = 0
+        cdef St s
+        cdef char* smem
+        cdef int* feats
+        cdef int* unit
+        cdef float* sc
+        cdef Model* m = &self.m
+        if UNBOUNDED:
+            raise ValueError("training needs a bounded action set")
+        for oi in range(cp.n_order):
+            si = cp.order[oi]
+            maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
+        self.reserve(maxn)
+        smem = <char*>malloc(st_size(maxn))
+        feats = <int*>malloc(sizeof(int) * (nf + 1))
+        unit = <int*>malloc(sizeof(int) * (C + 1))
+        sc = <float*>malloc(sizeof(float) * (C + 1))
+        if not (smem and feats and unit and sc):
+            free(smem); free(feats); free(unit); free(sc)
+            raise MemoryError()
+        m.t = self.clock
+        with nogil:
+            for oi in range(cp.n_order):
+                si = cp.order[oi]
+                off = cp.offsets[si]
+                n = cp.offsets[si + 1] - off
+                st_place_in(&s, n, smem)
+                st_start(&s, n)
+                self.fx.tok = cp.tok + off
+                self.fx.stride = cp.stride
+                for k in range(starts[si], starts[si + 1]):
+                    g = targets[k]
+                    if st_terminal(&s) or legal_classes(&s, m, unit) == 0 or not 0 <= g < C or unit[g] < 0:
+                        n_stuck += 1
+                        break
+                    extract(&s, &self.fx, m, feats)
+                    score(m, feats, nf, sc)
+                    p = -1
+                    for c in range(C):
+                        if unit[c] >= 0 and (p < 0 or sc[c] > sc[p]):
+                            p = c
+                    if p != g:
+                        update(m, feats, nf, g, 1.0)
+                        update(m, feats, nf, p, -1.0)
+                        n_wrong += 1
+                    m.t += 1
+                    apply_legal(&s, actions[k], labels[k])
+                    n_steps += 1
+        self.clock = m.t
+        free(smem); free(feats); free(unit); free(sc)
+        return n_steps, n_wrong, n_stuck
+
     def parse_greedy(self, object offsets_, object tokens, object out_heads_, object out_labels_,
                      object nm_log, Py_ssize_t nm_cap):
         """Parse every sentence greedily.  Writes each word's head (CoNLL-U numbering; -1:

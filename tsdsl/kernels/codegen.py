@@ -35,7 +35,7 @@ GENERATOR_VERSION = "2"
 __all__ = ["GENERATOR_VERSION", "Generated", "KernelGen", "comment", "generate"]
 
 
-INCLUDES = ("_runtime.pxi", "_api.pxi", "_learn.pxi", "_beam.pxi")
+INCLUDES = ("_runtime.pxi", "_api.pxi", "_learn.pxi", "_beam.pxi", "_search.pxi")
 """Shared Cython, the same for every spec, that generated kernels ``include``."""
 
 
@@ -142,7 +142,7 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
             ("NEEDS_SCRATCH_STATE", int(not self._all_incremental_losses())),
             ("ATTACH_HEADLESS", int(s.attach_headless_to_root)), ("HAS_ROOT", int(s.root != "none")),
             ("ILLEGAL", -1_000_000_000),
-            ("ROOT_KIND", {"left": 0, "right": 1, "none": 2}[s.root]),
+            ("ROOT_KIND", {"left": 0, "right": 1, "none": 2}[s.root]), ("MONOTONIC", int(self.monotonic)),
         ):
             self.emit(f"{name} = {int(value)}", 1)
         self.emit()
@@ -161,6 +161,7 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
         self.emit()
         self.emit('include "_api.pxi"  # the Python-facing API and batch operations')
         self.emit('include "_learn.pxi"  # features, scoring, perceptron, greedy and beam search')
+        self.emit('include "_search.pxi"  # the static oracle by search')
         source = "\n".join(self.out).rstrip() + "\n"
         includes = include_files()
         digest = hashlib.sha256("\0".join([source, *(t for _, t in includes)]).encode("utf-8")).hexdigest()

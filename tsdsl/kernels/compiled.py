@@ -33,6 +33,23 @@ class OraclePass:
     heads: np.ndarray  # final heads, CoNLL-U numbering, sentences concatenated (-1: none)
 
 
+@dataclass(frozen=True)
+class Derivations:
+    """The result of :meth:`CompiledSystem.derive`: per sentence, its canonical derivation."""
+
+    actions: np.ndarray  # action ids, all sentences concatenated (capacity inf: ids of the longest sentence)
+    labels: np.ndarray   # label ids (-1: none), aligned with actions
+    starts: np.ndarray   # sentence i: actions[starts[i]:starts[i + 1]]
+    status: np.ndarray   # per sentence: 1 derived, 0 not derivable, -1 over the search budget, -2 out of memory
+
+    DERIVED, NOT_DERIVABLE, OVER_BUDGET, OUT_OF_MEMORY = 1, 0, -1, -2
+
+    def sequence(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Sentence ``i``'s actions and label ids (empty unless it was derived)."""
+        a, b = self.starts[i], self.starts[i + 1]
+        return self.actions[a:b], self.labels[a:b]
+
+
 ILLEGAL = -1_000_000_000  # the cost of an action that does not apply (kernel constant; costs may be negative)
 
 
@@ -303,6 +320,53 @@ class CompiledSystem:
                     return OraclePass(T, stuck, bad_s, bad_w, acts[:T].copy(), labs[:T].copy(), out_heads.copy())
                 return OraclePass(T, stuck, bad_s, bad_w, acts[:T], labs[:T], out_heads)
             cap = 2 * T + 16
+
+
+    def canonical_order(self) -> Optional[list[int]]:
+        """The order in which the search tries actions: those that build arcs first, then the
+        others, each group in spec order (None for capacity inf: spec order)."""
+        if self.unbounded:
+            return None
+        actions = self.system.actions
+        return sorted(range(len(actions)), key=lambda k: (not any(c.arcs for c in actions[k].cases), k))
+
+    def derive(self, heads, labels: Optional[Sequence[Sequence[int]]] = None, n_labels: int = 0, *,
+               budget: int = 100_000, order="canonical") -> Derivations:
+        """The canonical derivation of every gold tree, by search (GIL released): at each step
+        the first action, in ``order``, from which the gold tree is still derivable; arcs
+        labeled with the gold labels.  ``budget`` bounds the configurations expanded per
+        sentence.  Works for any spec, with or without an oracle block (not multihead).
+
+        ``heads`` as for :meth:`oracle_pass` (gold head sequences or a packed treebank).
+        ``order``: ``"canonical"`` (:meth:`canonical_order`: arc-building actions first, the
+        search then rarely backtracks), ``"spec"`` (the spec's order), or action ids.
+        """
+        if order == "canonical":
+            order = self.canonical_order()
+        elif order == "spec":
+            order = None
+        tb = heads if isinstance(heads, Treebank) else self.pack(heads, labels, n_labels)
+        n_sent = tb.sentences
+        table, nact = None, 0
+        if self.unbounded:
+            longest = int(np.diff(tb.offsets).max()) if n_sent else 0
+            names, _, table = self._for_tokens(longest + (1 if self._has_root else 0))
+            nact = len(names)
+        cap = int(2 * (tb.words + n_sent) + 16)
+        starts = np.zeros(n_sent + 1, dtype=np.int32)
+        status = np.zeros(max(n_sent, 1), dtype=np.int32)
+        while True:
+            acts = np.empty(cap, dtype=np.int32)
+            labs = np.empty(cap, dtype=np.int32)
+            try:
+                T, overflow = self.module.derive(tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None,
+                                                 int(budget), acts, labs, cap, starts, status, table, nact,
+                                                 None if order is None else np.asarray(order, dtype=np.int32))
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            if not overflow:
+                return Derivations(acts[:T].copy(), labs[:T].copy(), starts.copy(), status[:n_sent].copy())
+            cap = T + 16
 
 
 @dataclass(frozen=True)

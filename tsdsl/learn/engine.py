@@ -63,6 +63,13 @@ class Engine:
         return self.learner.train_greedy(batch.heads, batch.labels, batch.offsets, batch.tokens, order,
                                          loss_index, int(dynamic), float(explore_p), seed & 0x7FFFFFFFFFFFFFFF)
 
+    def train_sequence(self, batch: Batch, order: np.ndarray, oracle) -> tuple[int, int, int]:
+        """Static training along the derivations of a :class:`~tsdsl.learn.derive.SearchOracle`."""
+        order = np.ascontiguousarray(order, dtype=np.int32)
+        d = oracle.derivations
+        return self.learner.train_sequence(batch.offsets, batch.tokens, order, d.actions, d.labels, oracle.targets,
+                                           d.starts)
+
     def train_beam(self, batch: Batch, order: np.ndarray, *, width: int, loss_index: int,
                    dynamic: bool) -> tuple[int, int, int]:
         order = np.ascontiguousarray(order, dtype=np.int32)

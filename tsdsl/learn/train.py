@@ -31,6 +31,7 @@ from ..kernels import compile_system
 from ..treebank.projectivize import LIFT_MARK, lift
 from ..treebank.trees import is_projective
 from .data import columns_of, make_batch
+from .derive import DEFAULT_BUDGET, search_oracle
 from .engine import Engine
 from .model import Model, check_writable, save, spec_sources
 from .outputs import build_outputs
@@ -38,6 +39,12 @@ from .parser import Parser
 from .progress import Progress
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
+ORACLE_MIN_REPRODUCED = 0.98
+"""A declared oracle trains only if following it reproduces at least this share of the training
+trees (after lifting); below, ``--oracle auto`` trains with the static oracle by search instead,
+and an explicit ``--oracle dynamic|static`` stops unless ``--force-oracle``.  An exact oracle
+reproduces every tree it is exact for; one inherited by a spec whose transitions changed, or
+one that leads into dead ends, falls short."""
 LIFT_MIN_COUNT = 5
 """A lifted label (``nsubj↑obj``) seen fewer times in training keeps its plain label: the arc
 stays lifted (projective) and is not moved back.  Rare encodings cost a classifier output
@@ -47,7 +54,7 @@ each for almost nothing (en_lines: 133 encodings, 7 seen five times or more)."""
 @dataclass
 class TrainOptions:
     epochs: int = 15
-    oracle: str = "auto"             # "dynamic" | "static" | "auto" (see resolve_oracle)
+    oracle: str = "auto"             # "dynamic" | "static" | "search" | "auto" (see choose_oracle)
     explore: float = 1.0             # probability of following the prediction (dynamic)
     explore_after: int = 1           # epochs before exploration starts
     beam: int = 1
@@ -57,12 +64,16 @@ class TrainOptions:
     hash_bits: int = 20
     loss: Optional[str] = None       # which declared loss (default: the first)
     overrides: dict = field(default_factory=dict)
+    search_budget: int = DEFAULT_BUDGET   # static oracle by search: configurations per sentence
+    force_oracle: bool = False            # train with a declared oracle that fails the check
 
     def check(self) -> None:
         if self.epochs < 1:
             raise UsageError("--epochs must be at least 1")
-        if self.oracle not in ("dynamic", "static", "auto"):
-            raise UsageError(f"--oracle must be dynamic, static or auto, not {self.oracle!r}")
+        if self.oracle not in ("dynamic", "static", "search", "auto"):
+            raise UsageError(f"--oracle must be dynamic, static, search or auto, not {self.oracle!r}")
+        if self.search_budget < 1:
+            raise UsageError("--search-budget must be at least 1")
         if not 0.0 <= self.explore <= 1.0:
             raise UsageError("--explore must lie in 0..1")
         if self.beam < 1:
@@ -82,6 +93,8 @@ class TrainResult:
     sentences: int
     skipped: int
     lifted: int
+    not_derived: int = 0      # static oracle by search: training trees without a derivation, skipped
+    oracle: str = ""
 
 
 def _trees(sentences: list[Sentence]):
@@ -128,9 +141,9 @@ def attachment_scores(gold, heads, labels) -> tuple[float, float]:
 def _loss_index(kernel, name: Optional[str]) -> int:
     """The kernel's loss for ``--loss``: ``ORACLE``, ``ORACLE/LOSS`` or a loss name of the first
     oracle; by default the first loss of the first oracle."""
-    if not kernel.system.oracles:
-        raise UsageError(f"{kernel.system.source_file}: the spec declares no oracle; training needs one "
-                         "(see docs/oracles.md)")
+    if not kernel.gen.losses:
+        raise UsageError(f"{kernel.system.source_file}: the spec declares no oracle to train with; "
+                         "--oracle search (the default, auto, picks it) derives the training trees by search")
     if name is None:
         return 0
     oracle, _, loss = name.partition("/")
@@ -154,6 +167,85 @@ def resolve_oracle(kernel, loss_index: int, oracle: str) -> str:
     return "static" if bound == "lower" else "dynamic"
 
 
+@dataclass
+class OracleChoice:
+    """How training follows the gold trees, and why."""
+
+    kind: str                 # "dynamic" | "static" | "search"
+    loss_index: int = -1      # the declared loss (dynamic, static)
+    reproduced: Optional[float] = None  # share of training trees the declared oracle reproduces
+    note: str = ""
+
+
+def check_declared_oracle(kernel, batch, loss_index: int) -> float:
+    """The share of the batch's gold trees that following the declared oracle (its first
+    zero-cost action at every step) reproduces exactly."""
+    from ..kernels.compiled import Treebank
+
+    words = batch.words
+    tb = Treebank(np.ascontiguousarray(batch.heads[:words]), batch.offsets, None, 0)
+    result = kernel.oracle_pass(tb, oracle=kernel.gen.losses[loss_index][0], loss=kernel.gen.losses[loss_index][1])
+    n = batch.sentences
+    return (n - result.mismatched_sentences) / n if n else 1.0
+
+
+INHERITED_CHECK_CONFIGS = 300
+"""Configurations on which an inherited oracle is compared with the exact loss of the child's
+transitions (sentences of up to 6 words) before it trains."""
+
+
+def inherited_oracle_holds(system, oracle_name: str) -> tuple[bool, str]:
+    """Whether an oracle declared in an ancestor spec still holds for ``system``'s transitions:
+    ``tsdsl check-oracle`` on a few hundred configurations (exact losses must match the exact
+    loss, bounds stay on their side).  Oracles declared in the spec itself are taken as
+    written (``tsdsl check-oracle`` checks them)."""
+    from pathlib import Path as _Path
+
+    from ..verify.oracle_check import check_oracle
+
+    oracle = next(o for o in system.oracles if o.name == oracle_name)
+    if _Path(oracle.origin.file).resolve() == _Path(system.source_file).resolve():
+        return True, ""
+    report = check_oracle(system, oracle_name, configs=INHERITED_CHECK_CONFIGS, max_n=6, budget=20_000)
+    if report.ok:
+        return True, f"inherited oracle {oracle_name} checked against this spec's transitions"
+    wrong = ", ".join(f"{k} {v}" for k, v in report.mismatches.items() if v)
+    return False, (f"inherited oracle {oracle_name} does not hold for this spec's transitions "
+                   f"(mismatches against the exact loss on {report.configurations} configurations: {wrong})")
+
+
+def choose_oracle(kernel, batch, options: "TrainOptions") -> OracleChoice:
+    """The oracle to train with.  A declared oracle is first followed over the training trees
+    and must reproduce at least :data:`ORACLE_MIN_REPRODUCED` of them; ``auto`` takes it
+    (dynamic when its loss is exact or an upper bound, static when a lower bound, as
+    :func:`resolve_oracle`) and otherwise, or without one, the static oracle by search."""
+    system = kernel.system
+    if options.oracle == "search" or (options.oracle == "auto" and not kernel.gen.losses):
+        note = "" if kernel.gen.losses else "the spec declares no oracle: "
+        return OracleChoice("search", note=note + "training trees derived by search (static oracle)")
+    loss_index = _loss_index(kernel, options.loss)
+    kind = resolve_oracle(kernel, loss_index, options.oracle)
+    share = check_declared_oracle(kernel, batch, loss_index)
+    name = "/".join(kernel.gen.losses[loss_index])
+    holds, why = inherited_oracle_holds(system, kernel.gen.losses[loss_index][0])
+    if (share >= ORACLE_MIN_REPRODUCED and holds) or options.force_oracle:
+        note = f"oracle {name} reproduces {100 * share:.1f}% of the training trees" + (f"; {why}" if why else "")
+        return OracleChoice(kind, loss_index, share, note)
+    if not holds:
+        if options.oracle == "auto":
+            return OracleChoice("search", -1, share, why + ": training trees derived by search instead")
+        raise UsageError(f"{system.source_file}: {why}; train with --oracle search (or auto), or --force-oracle "
+                         "to use it anyway")
+    if options.oracle == "auto":
+        return OracleChoice("search", -1, share,
+                            f"oracle {name} reproduces only {100 * share:.1f}% of the training trees "
+                            f"(below {100 * ORACLE_MIN_REPRODUCED:.0f}%): training trees derived by search instead")
+    raise UsageError(f"{system.source_file}: following oracle {name} reproduces only {100 * share:.1f}% of the "
+                     f"training trees (at least {100 * ORACLE_MIN_REPRODUCED:.0f}% needed): it may be inherited "
+                     "from a spec with other transitions, or lead into dead ends; train with --oracle search "
+                     "(or auto), or --force-oracle to use it anyway")
+
+
 def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, options: TrainOptions,
           *, progress: Optional[TextIO] = sys.stderr) -> TrainResult:
     """Train a parser for ``spec`` and write its model directory (see tsdsl.learn.model)."""
@@ -165,14 +257,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                          "transitions, so set K (e.g. --set K=4)")
     if system.multihead:
         raise UsageError(f"{spec}: multihead (DAG) systems cannot be trained yet")
-    if not system.oracles:
-        raise UsageError(f"{system.source_file}: the spec declares no oracle; training needs one "
-                         "(see docs/oracles.md)")
     check_writable(out_dir)
     features = load_features(options.features or default_features(system), system)
     kernel = compile_system(system, fallback=False)
-    loss_index = _loss_index(kernel, options.loss)
-    oracle = resolve_oracle(kernel, loss_index, options.oracle)
 
     train_sents = read_conllu(train_file, allow_multiple_roots=True)
     dev_sents = read_conllu(dev_file, allow_multiple_roots=True) if dev_file else []
@@ -188,10 +275,39 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     label_ids = {l: k for k, l in enumerate(labels)}
     batch = make_batch([columns_of(train_sents[k]) for k in keep], features.token_attrs, trees, label_ids)
 
+    choice = choose_oracle(kernel, batch, options)
+    oracle, loss_index = choice.kind, choice.loss_index
+    searched = None
+    if oracle == "search":
+        if options.beam > 1:
+            raise UsageError(f"{spec}: beam training needs a declared oracle's costs; the static oracle by search "
+                             "trains greedily (--beam 1)")
+        searched = search_oracle(kernel, batch, outputs, budget=options.search_budget)
+        keep_order = searched.derived
+        if not len(keep_order):
+            raise UsageError(f"{train_file}: the search found a derivation for none of the {batch.sentences} "
+                             f"training trees (not derivable: {searched.not_derivable}, over the budget of "
+                             f"{options.search_budget} configurations: {searched.over_budget})")
+    else:
+        keep_order = np.arange(batch.sentences, dtype=np.int32)
+    if progress is not None:
+        line = choice.note
+        if searched is not None:
+            line += (f"; {len(searched.derived)} of {batch.sentences} derived"
+                     + (f", {searched.not_derivable} not derivable" if searched.not_derivable else "")
+                     + (f", {searched.over_budget} over the search budget" if searched.over_budget else "")
+                     + (" (cached)" if searched.cached else ""))
+        progress.write(line + "\n")
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
     meta = {"args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
             "nonproj": options.nonproj if system.produces in PROJECTIVE_CLASSES else None, "beam": options.beam,
-            "loss": list(kernel.gen.losses[loss_index]), "oracle": oracle, "created_by": f"tsdsl {__version__}"}
+            "loss": list(kernel.gen.losses[loss_index]) if loss_index >= 0 else None, "oracle": oracle,
+            "oracle_reproduced": choice.reproduced, "oracle_note": choice.note,
+            "search": None if searched is None else {"derived": int(len(searched.derived)),
+                                                     "not_derivable": searched.not_derivable,
+                                                     "over_budget": searched.over_budget,
+                                                     "budget": options.search_budget},
+            "created_by": f"tsdsl {__version__}"}
     spec_files, spec_main = spec_sources(system)
     model = Model(system=system, spec_files=spec_files, spec_main=spec_main,
                   overrides=dict(options.overrides or {}), features=features, labels=labels,
@@ -203,18 +319,20 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     rng = np.random.default_rng(options.seed)
     history: list[dict] = []
     best_las, best_epoch, best_rows, best_vals = -1.0, 0, None, None
-    n = batch.sentences
+    n = len(keep_order)
     chunk = 256
     bar = Progress(progress, options.epochs, n, batch.words)
     for epoch in range(1, options.epochs + 1):
-        order = rng.permutation(n).astype(np.int32)
+        order = keep_order[rng.permutation(n)].astype(np.int32)
         explore = options.explore if oracle == "dynamic" and epoch > options.explore_after else 0.0
         t0 = time.perf_counter()
         steps = mistakes = stuck = 0
         bar.start(epoch)
         for a in range(0, n, chunk):
             part = order[a:a + chunk]
-            if options.beam > 1:
+            if searched is not None:
+                s_, m_, k_ = engine.train_sequence(batch, part, searched)
+            elif options.beam > 1:
                 s_, m_, k_ = engine.train_beam(batch, part, width=options.beam, loss_index=loss_index,
                                                dynamic=oracle == "dynamic")
             else:
@@ -251,7 +369,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     model.weights, model.live_rows = final, best_rows
     model.meta.update(best_epoch=best_epoch, history=history,
                       train_seconds=round(time.perf_counter() - t_start, 3),
-                      train_sentences=len(trees), skipped_nonprojective=skipped, lifted_arcs=lifted)
+                      train_sentences=len(keep_order), skipped_nonprojective=skipped, lifted_arcs=lifted)
     if history and "dev_las" in history[best_epoch - 1]:
         model.meta.update(dev_uas=history[best_epoch - 1]["dev_uas"], dev_las=history[best_epoch - 1]["dev_las"])
     last = history[-1]
@@ -260,4 +378,6 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                        "without a terminal configuration (no legal transition, or the step limit): the "
                        "oracle may lead into dead ends of this system\n")
     out = save(model, out_dir)
-    return TrainResult(out, best_epoch, history, time.perf_counter() - t_start, len(trees), skipped, lifted)
+    not_derived = 0 if searched is None else batch.sentences - len(searched.derived)
+    return TrainResult(out, best_epoch, history, time.perf_counter() - t_start, len(trees) - not_derived, skipped,
+                       lifted, not_derived, oracle)

@@ -1,0 +1,301 @@
+
+# ---- the static oracle by search: the canonical derivation of a gold tree ---------------
+# Generic (included by every kernel).  Depth-first in the spec's action order, so the first
+# derivation found takes, at every step, the first action from which the gold tree is still
+# derivable.  Two facts of the IR prune it, for any spec: a token that has left every list
+# can never gain or give an arc again (patterns bind only tokens in lists), so it must be
+# finished; and in a monotonic system an arc once built stays.  Configurations already
+# explored (or on the current path) are not entered again: a 64-bit hash of what decides a
+# configuration's future (lists, heads, flags) marks them.
+
+
+cdef uint64_t st_key(const St* s) noexcept nogil:
+    """A hash of the lists, heads and flags of a configuration."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL
+    cdef int k, i, t
+    for k in range(NLX):
+        h = mix64(h ^ (<uint64_t>(s.hi[k] - s.lo[k]) + (<uint64_t>k << 40)))
+        for i in range(s.lo[k], s.hi[k]):
+            h = mix64(h ^ <uint64_t>s.buf[k * s.cap + i])
+    for t in range(s.ntok):
+        h = mix64(h ^ (<uint64_t>(s.head[t] + 2) << 24) ^ <uint64_t>t)
+    for k in range(NTFX * s.ntok):
+        if s.tflag[k]:
+            h = mix64(h ^ (<uint64_t>k << 8) ^ 0xF1A6)
+    for k in range(NGFX):
+        h = mix64(h ^ (<uint64_t>s.gflag[k] << 32) ^ <uint64_t>k ^ 0x6F1A)
+    return h
+
+
+cdef struct KeySet:
+    uint64_t* keys      # open addressing; 0 marks an empty slot
+    size_t cap
+    size_t n
+
+
+cdef int keyset_add(KeySet* ks, uint64_t key) noexcept nogil:
+    """1 when ``key`` is new (and now in the set), 0 when it was there, -1 out of memory."""
+    cdef size_t i, mask, j
+    cdef uint64_t* old
+    cdef size_t old_cap
+    if key == 0:
+        key = 1
+    if 2 * (ks.n + 1) > ks.cap:
+        old, old_cap = ks.keys, ks.cap
+        ks.cap = 1024 if old_cap == 0 else 2 * old_cap
+        ks.keys = <uint64_t*>calloc(ks.cap, sizeof(uint64_t))
+        if ks.keys == NULL:
+            ks.keys, ks.cap = old, old_cap
+            return -1
+        ks.n = 0
+        for j in range(old_cap):
+            if old[j]:
+                keyset_add(ks, old[j])
+        free(old)
+    mask = ks.cap - 1
+    i = <size_t>(key & mask)
+    while ks.keys[i]:
+        if ks.keys[i] == key:
+            return 0
+        i = (i + 1) & mask
+    ks.keys[i] = key
+    ks.n += 1
+    return 1
+
+
+cdef bint doomed(const St* s, const int* gold, const int* kids, int* done) noexcept nogil:
+    """Whether the gold tree can no longer be derived from ``s`` (gold: gold head token per
+    token, -1 none; kids: gold dependents per token; done: scratch, ntok ints)."""
+    cdef int d, t, g
+    for t in range(s.ntok):
+        done[t] = 0
+    for d in range(1, s.n + 1):
+        g = gold[d]
+        if s.head[d] >= 0:
+            if s.head[d] == g:
+                done[g] += 1
+            elif MONOTONIC:
+                return True
+    for t in range(s.ntok):
+        if s.where[t] >= 0 or (t != s.root and not 1 <= t <= s.n):
+            continue
+        # t left every list: it can no longer take a head or a dependent
+        if t != s.root and s.head[t] != gold[t] and not (s.head[t] < 0 and gold[t] == s.root and ATTACH_HEADLESS):
+            return True
+        if done[t] != kids[t] and not (t == s.root and ATTACH_HEADLESS):
+            return True
+    return False
+
+
+cdef bint derived(const St* s, const int* heads) noexcept nogil:
+    """Whether a terminal configuration's output (after the end-of-parse rule) is the gold
+    tree ``heads`` (CoNLL-U numbering)."""
+    cdef int d, ph, headless = 0
+    for d in range(1, s.n + 1):
+        headless += s.head[d] < 0
+    for d in range(1, s.n + 1):
+        ph = out_head(s, d)
+        if ph < 0 and (ATTACH_HEADLESS or (not HAS_ROOT and headless == 1)):
+            ph = 0
+        if ph != heads[d - 1]:
+            return False
+    return True
+
+
+cdef struct Search:
+    St* frames          # one configuration per depth, allocated as the search goes deeper
+    int n_frames
+    int* next_a         # per depth: the next action to try
+    int* path_a         # per depth: the action taken
+    int* path_l         # per depth: its label id (-1: none)
+    int depth_cap
+    char* mem
+    int maxn
+    int* kids
+    int* done
+    KeySet seen
+
+
+cdef int search_alloc(Search* w, int maxn) noexcept nogil:
+    memset(w, 0, sizeof(Search))
+    w.maxn = maxn
+    w.depth_cap = step_limit(maxn) + 2
+    w.frames = <St*>calloc(w.depth_cap, sizeof(St))
+    w.next_a = <int*>malloc(sizeof(int) * w.depth_cap)
+    w.path_a = <int*>malloc(sizeof(int) * w.depth_cap)
+    w.path_l = <int*>malloc(sizeof(int) * w.depth_cap)
+    w.kids = <int*>malloc(sizeof(int) * (maxn + 3))
+    w.done = <int*>malloc(sizeof(int) * (maxn + 3))
+    if not (w.frames and w.next_a and w.path_a and w.path_l and w.kids and w.done):
+        search_free(w)
+        return -1
+    return 0
+
+
+cdef void search_free(Search* w) noexcept nogil:
+    cdef int k
+    if w.frames != NULL:
+        for k in range(w.n_frames):
+            free(w.frames[k].mem)
+    free(w.frames); free(w.next_a); free(w.path_a); free(w.path_l); free(w.kids); free(w.done)
+    free(w.seen.keys)
+    memset(w, 0, sizeof(Search))
+
+
+cdef St* search_frame(Search* w, int depth, int n) noexcept nogil:
+    """The configuration slot of ``depth`` (allocated for the longest sentence on first use)."""
+    cdef char* mem
+    while w.n_frames <= depth:
+        mem = <char*>malloc(st_size(w.maxn))
+        if mem == NULL:
+            return NULL
+        w.frames[w.n_frames].mem = mem
+        w.n_frames += 1
+    st_place_in(&w.frames[depth], n, w.frames[depth].mem)
+    return &w.frames[depth]
+
+
+cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const int* atab, int nact,
+                    const int* order, long long budget, int* length) noexcept nogil:
+    """The canonical derivation of one gold tree: 1 found (its actions and label ids in
+    w.path_a, w.path_l[0 .. length)), 0 none exists, -1 the budget of expanded
+    configurations ran out first, -2 out of memory."""
+    cdef const int* gold = blk            # gold head token per token (gold_fill's layout)
+    cdef const int* glab = blk + (n + 2)
+    cdef St* s
+    cdef St* child
+    cdef int depth = 0, a, k, h, d, lab, t, add
+    cdef long long expanded = 0
+    cdef bint advanced
+    w.seen.n = 0
+    if w.seen.keys != NULL:
+        memset(w.seen.keys, 0, sizeof(uint64_t) * w.seen.cap)
+    for t in range(n + 2):
+        w.kids[t] = 0
+    for d in range(1, n + 1):
+        if gold[d] >= 0:
+            w.kids[gold[d]] += 1
+    s = search_frame(w, 0, n)
+    if s == NULL:
+        return -2
+    if UNBOUNDED:
+        s.atab = atab
+        s.nact = nact
+    st_start(s, n)
+    if doomed(s, gold, w.kids, w.done):
+        return 0
+    if keyset_add(&w.seen, st_key(s)) < 0:
+        return -2
+    w.next_a[0] = 0
+    while depth >= 0:
+        s = &w.frames[depth]
+        if st_terminal(s):
+            if derived(s, heads):
+                length[0] = depth
+                return 1
+            depth -= 1
+            continue
+        advanced = False
+        if depth + 1 < w.depth_cap:
+            k = w.next_a[depth]
+            while k < s.nact:
+                a = order[k] if order != NULL else k
+                if valid_nt(s, a):
+                    if expanded >= budget:
+                        return -1
+                    expanded += 1
+                    child = search_frame(w, depth + 1, n)
+                    if child == NULL:
+                        return -2
+                    st_copy_into(child, s)
+                    lab = -1
+                    if labeled_of(s, a) and arc_of(s, a, &h, &d):
+                        lab = glab[d]
+                    apply_legal(child, a, lab)
+                    if not doomed(child, gold, w.kids, w.done):
+                        add = keyset_add(&w.seen, st_key(child))
+                        if add < 0:
+                            return -2
+                        if add == 1:
+                            w.path_a[depth] = a
+                            w.path_l[depth] = lab
+                            w.next_a[depth] = k + 1
+                            depth += 1
+                            w.next_a[depth] = 0
+                            advanced = True
+                            break
+                k += 1
+        if not advanced:
+            depth -= 1
+    return 0
+
+
+def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gold_labels, long long budget,
+           object action_log, object label_log, Py_ssize_t cap, object starts, object status,
+           object atab=None, int nact=0, object try_order=None):
+    """The canonical derivation of every gold tree by search (see the top of _search.pxi).
+
+    Arrays are int32: gold heads (CoNLL-U numbering) and label ids (None: unlabeled)
+    offsets[n_sent] long, offsets n_sent + 1; the action and label logs cap long; starts
+    n_sent + 1 (sentence i's derivation is log[starts[i]:starts[i + 1]]); status n_sent
+    (1 derived, 0 not derivable, -1 over the budget of expanded configurations, -2 out of
+    memory).  Capacity-inf kernels take the action table of the longest sentence (as
+    ``oracle_pass``).  Returns (total actions, log overflowed).
+    """
+    cdef const int* offsets = int32_data(gold_offsets, "offsets", n_sent + 1)
+    cdef Py_ssize_t words = offsets[n_sent] if n_sent > 0 else 0
+    cdef const int* heads = int32_data(gold_heads, "heads", words)
+    cdef const int* labels = NULL if gold_labels is None else int32_data(gold_labels, "labels", words)
+    cdef int* out_actions = int32_data(action_log, "action log", cap, True)
+    cdef int* out_labels = int32_data(label_log, "label log", cap, True)
+    cdef int* out_starts = int32_data(starts, "starts", n_sent + 1, True)
+    cdef int* out_status = int32_data(status, "status", n_sent, True)
+    cdef const int* atab_data = NULL
+    cdef const int* order = NULL
+    cdef Py_ssize_t si, T = 0
+    cdef int n, off, maxn = 0, r, length, k
+    cdef bint overflow = False
+    cdef int* blk
+    cdef Search w
+    if MULTI:
+        raise ValueError("derivation search does not support multihead systems yet")
+    for si in range(n_sent):
+        maxn = max(maxn, offsets[si + 1] - offsets[si])
+    if UNBOUNDED:
+        if atab is None:
+            raise ValueError("capacity-inf kernels need the action table")
+        atab_data = int32_data(atab, "action table", 3 * nact)
+    if try_order is not None:
+        if UNBOUNDED:
+            raise ValueError("an action order needs a bounded action set")
+        order = int32_data(try_order, "action order", N_ACTIONS)
+        for k in range(N_ACTIONS):
+            if not 0 <= order[k] < N_ACTIONS:
+                raise ValueError("action order: not a permutation of the actions")
+    blk = <int*>malloc(sizeof(int) * (3 * (maxn + 2) + 1))
+    if blk == NULL or search_alloc(&w, maxn) < 0:
+        free(blk)
+        raise MemoryError()
+    with nogil:
+        for si in range(n_sent):
+            out_starts[si] = <int>T
+            off = offsets[si]
+            n = offsets[si + 1] - off
+            if gold_fill(n, &heads[off], &labels[off] if labels != NULL else NULL, blk) < 0:
+                out_status[si] = 0
+                continue
+            length = 0
+            r = derive_one(&w, n, &heads[off], blk, atab_data, nact, order, budget, &length)
+            out_status[si] = r
+            if r == 1:
+                for k in range(length):
+                    if T < cap:
+                        out_actions[T] = w.path_a[k]
+                        out_labels[T] = w.path_l[k]
+                    else:
+                        overflow = True
+                    T += 1
+        out_starts[n_sent] = <int>T
+    search_free(&w)
+    free(blk)
+    return T, overflow

@@ -1,0 +1,97 @@
+"""The static oracle by search, for training: every gold tree's canonical derivation (the
+kernel's ``derive``: at each step the first action from which the gold tree is still
+derivable, trying the actions that build arcs first and then the others, each in spec
+order), cached on disk by kernel and treebank, and turned into classifier targets.  It needs
+no oracle block, so any spec without a usable oracle trains with it."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..kernels import kernel_cache_dir
+from ..kernels.compiled import Derivations, Treebank
+from .data import Batch
+from .outputs import MAX_UNITS, Outputs
+
+DEFAULT_BUDGET = 100_000
+"""Configurations the search may expand per sentence before the tree counts as not derived."""
+
+
+@dataclass(frozen=True)
+class SearchOracle:
+    """Derivations of a training batch and the classifier output of each of their steps."""
+
+    derivations: Derivations
+    targets: np.ndarray       # int32 per derivation step: the output to predict (-1: none fits)
+    derived: np.ndarray       # the sentences (batch indexes) that have a derivation
+    not_derivable: int
+    over_budget: int
+    cached: bool
+
+
+def _cache_path(kernel, batch: Batch, budget: int) -> Path:
+    h = hashlib.sha256()
+    h.update(kernel.built.directory.name.encode() if getattr(kernel, "built", None) else kernel.gen.digest.encode())
+    words = batch.words
+    for arr in (batch.offsets, batch.heads[:words], batch.labels[:words]):  # (a batch's arrays have a spare slot)
+        h.update(np.ascontiguousarray(arr).tobytes())
+        h.update(b"\0")
+    h.update(f"{budget} {kernel.canonical_order()}".encode())
+    return kernel_cache_dir() / "derivations" / f"{h.hexdigest()[:32]}.npz"
+
+
+def _load(path: Path):
+    try:
+        with np.load(path) as z:
+            return Derivations(z["actions"], z["labels"], z["starts"], z["status"])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _save(path: Path, d: Derivations) -> None:
+    """Atomically (a reader sees the whole file or none); a cache that cannot be written is
+    only a lost speed-up."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".derive-", suffix=".npz", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, actions=d.actions, labels=d.labels, starts=d.starts, status=d.status)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def targets_of(outputs: Outputs, actions: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The classifier output of each (action, label id) step: the output whose class holds
+    the action, with the label for labeled classes (-1 where none fits)."""
+    table = outputs.table
+    n_labels = int(max(table[:, 0].max(initial=-1), labels.max(initial=-1))) + 2
+    n_units = int(max(table[:, 1:1 + MAX_UNITS].max(initial=-1), actions.max(initial=-1))) + 1
+    lookup = np.full(max(n_units, 1) * n_labels, -1, dtype=np.int32)
+    for c, row in enumerate(table):
+        for u in row[1:1 + MAX_UNITS]:
+            if u >= 0:
+                lookup[u * n_labels + row[0] + 1] = c
+    return lookup[actions * n_labels + labels + 1] if len(actions) else np.empty(0, dtype=np.int32)
+
+
+def search_oracle(kernel, batch: Batch, outputs: Outputs, *, budget: int = DEFAULT_BUDGET) -> SearchOracle:
+    """Derive every tree of ``batch`` (cached on disk by kernel, treebank and budget)."""
+    path = _cache_path(kernel, batch, budget)
+    d = _load(path)
+    cached = d is not None and len(d.status) == batch.sentences
+    if not cached:
+        words = batch.words
+        labels = np.ascontiguousarray(batch.labels[:words])
+        tb = Treebank(np.ascontiguousarray(batch.heads[:words]), batch.offsets, labels, int(labels.max(initial=-1)) + 1)
+        d = kernel.derive(tb, budget=budget)
+        _save(path, d)
+    status = d.status
+    return SearchOracle(d, targets_of(outputs, d.actions, d.labels), np.flatnonzero(status == 1).astype(np.int32),
+                        int(np.sum(status == 0)), int(np.sum(status < 0)), cached)
