@@ -18,7 +18,11 @@ class Train(Command):
         sp.add_argument("--dev", metavar="FILE.conllu", help="development set: scored after every epoch; the best "
                                                              "epoch is kept (without it, the last)")
         sp.add_argument("--out", required=True, metavar="DIR", help="model directory to write")
-        sp.add_argument("--epochs", type=int, default=15)
+        sp.add_argument("--epochs", type=int, default=None,
+                        help="epochs at most (default: 30 with --dev, where --patience stops training earlier; "
+                             "15 without)")
+        sp.add_argument("--patience", type=int, default=5, metavar="P",
+                        help="with --dev: stop after P epochs without a better dev LAS (default 5)")
         sp.add_argument("--oracle", choices=("auto", "dynamic", "static", "search"), default="auto",
                         help="how training follows the gold trees: a declared oracle, dynamic (with exploration) "
                              "or static, or the static oracle by search (search: the first action in spec order "
@@ -50,7 +54,7 @@ class Train(Command):
     def run(self, args) -> int:
         from ..learn.train import TrainOptions, train
 
-        options = TrainOptions(epochs=args.epochs, oracle=args.oracle, explore=args.explore,
+        options = TrainOptions(epochs=args.epochs, patience=args.patience, oracle=args.oracle, explore=args.explore,
                                explore_after=args.explore_after, beam=args.beam, features=args.features,
                                seed=args.seed, nonproj=args.nonproj, hash_bits=args.hash_bits, loss=args.loss,
                                overrides=parse_overrides(args.set), force_oracle=args.force_oracle)

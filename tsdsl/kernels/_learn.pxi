@@ -255,6 +255,35 @@ cdef void class_costs(St* s, St* tmp, const Model* m, int ol, const int* unit, i
             out[c] += 1
 
 
+cdef void note_labels(St* s, const Model* m, const int* unit, const float* sc, int stamp, int* note_lab,
+                      int* note_stamp, float* note_sc, int* unit_arc) noexcept nogil:
+    """For every arc h -> d a legal labeled output would build now, note the label of the
+    best-scoring such output (replacing a note from an earlier step).  Notes are indexed
+    h * ntok + d; ``stamp`` is unique per step of the call, so nothing needs clearing."""
+    cdef int c, u, h, d, lab, k
+    for u in range(N_ACTIONS):
+        unit_arc[2 * u] = -2
+    for c in range(m.C):
+        u = unit[c]
+        lab = m.cls[c * CLS_W]
+        if u < 0 or lab < 0:
+            continue
+        if unit_arc[2 * u] == -2:
+            if arc_of(s, u, &h, &d):
+                unit_arc[2 * u] = h
+                unit_arc[2 * u + 1] = d
+            else:
+                unit_arc[2 * u] = -1
+        h = unit_arc[2 * u]
+        if h < 0:
+            continue
+        k = h * s.ntok + unit_arc[2 * u + 1]
+        if note_stamp[k] != stamp or sc[c] > note_sc[k]:
+            note_stamp[k] = stamp
+            note_sc[k] = sc[c]
+            note_lab[k] = lab
+
+
 cdef inline uint64_t rng_next(uint64_t* x) noexcept nogil:
     x[0] ^= x[0] >> 12
     x[0] ^= x[0] << 25
@@ -584,6 +613,11 @@ cdef class Learner:
         none) and label id (-1: none) into the int32 arrays out_heads_ and out_labels_ (one
         slot per word).  With nm_cap > 0, logs every step that changed or removed an existing
         arc as (sentence, word, old head) triples into nm_log (int32, 3 nm_cap slots).
+
+        An arc a spec builds unlabeled (``arc t -> s unlabeled``) gets the label the model
+        noted for it: at the last step where a labeled output would have built that same arc
+        t -> s, the label of the best-scoring such output (Honnibal, Goldberg & Johnson 2013:
+        the best RIGHT-ARC label noted when the word was shifted).
         Returns (transitions, stuck sentences, logged events)."""
         cdef Corpus cp
         corpus_of(&cp, None, offsets_, tokens, None, None)
@@ -595,7 +629,13 @@ cdef class Learner:
         cdef int* out_labels = int32_data(out_labels_, "labels out", offsets[n_sent], True)
         cdef int* nm = int32_data(nm_log, "arc log", 3 * nm_cap, True)
         cdef Py_ssize_t si, n_nm = 0
-        cdef int n, off, maxn = 0, steps, limit, c, p, d, C = self.m.C, nf = self.fx.n_tpl
+        cdef int n, off, maxn = 0, steps, limit, c, p, d, h, u, C = self.m.C, nf = self.fx.n_tpl
+        cdef int* note_lab = NULL    # HAS_UNLABELED: per arc h * ntok + d, the noted label, its stamp
+        cdef int* note_step = NULL
+        cdef float* note_sc = NULL
+        cdef int* unit_dep = NULL
+        cdef int stamp = 0, first_stamp = 0, k
+        cdef size_t arcs
         cdef long long n_steps = 0, n_stuck = 0
         cdef St s
         cdef char* smem
@@ -614,8 +654,18 @@ cdef class Learner:
         unit = <int*>malloc(sizeof(int) * (C + 1))
         sc = <float*>malloc(sizeof(float) * (C + 1))
         before = <int*>malloc(sizeof(int) * (maxn + 3))
-        if not (smem and feats and unit and sc and before):
+        if HAS_UNLABELED:
+            arcs = <size_t>(maxn + 2) * (maxn + 2) + 1
+            note_lab = <int*>malloc(sizeof(int) * arcs)
+            note_step = <int*>malloc(sizeof(int) * arcs)
+            note_sc = <float*>malloc(sizeof(float) * arcs)
+            unit_dep = <int*>malloc(sizeof(int) * 2 * (N_ACTIONS + 1))
+            if note_step:
+                memset(note_step, 0xFF, sizeof(int) * arcs)  # -1: no stamp
+        if not (smem and feats and unit and sc and before) or (HAS_UNLABELED and not (note_lab and note_step
+                                                                                      and note_sc and unit_dep)):
             free(smem); free(feats); free(unit); free(sc); free(before)
+            free(note_lab); free(note_step); free(note_sc); free(unit_dep)
             raise MemoryError()
         with nogil:
             for si in range(n_sent):
@@ -623,10 +673,12 @@ cdef class Learner:
                 n = offsets[si + 1] - off
                 st_place_in(&s, n, smem)
                 st_start(&s, n)
+                first_stamp = stamp
                 self.fx.tok = tok + off
                 self.fx.stride = stride
                 steps = 0
                 limit = step_limit(n)
+
                 while not st_terminal(&s):
                     if steps >= limit or legal_classes(&s, m, unit) == 0:
                         n_stuck += 1
@@ -637,6 +689,9 @@ cdef class Learner:
                     for c in range(C):
                         if unit[c] >= 0 and (p < 0 or sc[c] > sc[p]):
                             p = c
+                    if HAS_UNLABELED:
+                        note_labels(&s, m, unit, sc, stamp, note_lab, note_step, note_sc, unit_dep)
+                        stamp += 1
                     if nm_cap > 0:
                         memcpy(before, s.head, sizeof(int) * s.ntok)
                     apply_legal(&s, unit[p], m.cls[p * CLS_W])
@@ -653,7 +708,12 @@ cdef class Learner:
                 for d in range(1, n + 1):
                     out_heads[off + d - 1] = out_head(&s, d)
                     out_labels[off + d - 1] = s.lab[d] if s.head[d] >= 0 else -1
+                    if HAS_UNLABELED and s.head[d] >= 0 and s.lab[d] < 0:
+                        # a note of this sentence (stamps only grow), else none
+                        k = s.head[d] * s.ntok + d
+                        out_labels[off + d - 1] = note_lab[k] if note_step[k] >= first_stamp else -1
         free(smem); free(feats); free(unit); free(sc); free(before)
+        free(note_lab); free(note_step); free(note_sc); free(unit_dep)
         return n_steps, n_stuck, n_nm
 
     cdef int _open_beam(self, Beam* w, int width, int maxn) except -1:

@@ -143,6 +143,8 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
             ("ATTACH_HEADLESS", int(s.attach_headless_to_root)), ("HAS_ROOT", int(s.root != "none")),
             ("ILLEGAL", -1_000_000_000),
             ("ROOT_KIND", {"left": 0, "right": 1, "none": 2}[s.root]), ("MONOTONIC", int(self.monotonic)),
+            ("HAS_UNLABELED", int(not s.multihead and any(not op.labeled for a in self.actions for c in a.cases
+                                                            for op in c.arcs))),
         ):
             self.emit(f"{name} = {int(value)}", 1)
         self.emit()

@@ -1,6 +1,6 @@
 """A trained parser: load a model directory, parse words or CoNLL-U sentences.
 
-Every output is a tree.  After the search the system's own `finally` rule applies
+Every output is a tree, and every word has a label.  After the search the system's own `finally` rule applies
 (Covington attaches headless words to the root; a rootless system's one headless word
 becomes the root); then pseudo-projective labels are decoded when the model was
 trained with ``--nonproj lift``; whatever is still not a single-rooted tree (fragments
@@ -26,6 +26,12 @@ from .data import columns_of, make_batch
 from .engine import Engine
 from .model import Model, ModelError, load
 from .outputs import build_outputs
+
+
+UNLABELED_FALLBACK = "dep"
+"""The label of a word no rule labeled (an arc a spec builds ``unlabeled``, under beam search):
+UD's ``dep``, "unspecified dependency".  Greedy parsing labels such arcs with the label the
+model noted for the word (see the kernel's ``parse_greedy``), so this is the last resort."""
 
 
 @dataclass
@@ -123,6 +129,7 @@ class Parser:
             if self.lifted and any(LIFT_MARK in x for x in ls if x):
                 hs, ls = deprojectivize(hs, ls)
                 hs, ls = list(hs), list(ls)
+            ls = [UNLABELED_FALLBACK if x is None else x for x in ls]
             heads_out.append(hs)
             labels_out.append(ls)
         stats.words = batch.words

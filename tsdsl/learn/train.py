@@ -7,7 +7,8 @@ the model's own prediction with probability ``explore``, and always update towar
 best-scoring transition of least cost.  Beam training (``beam > 1``) is the global
 structured perceptron with early update (Collins & Roark 2004; Bohnet et al. 2016), its gold
 history guided by the same oracle.  After every epoch the averaged weights parse the
-development set; the best epoch by LAS is kept.  Everything random draws from ``seed``.
+development set; the best epoch by LAS is kept.  Everything random draws from ``seed``.  With a development set, training stops once
+``patience`` epochs pass without a better dev LAS (at most ``MAX_EPOCHS``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ from .parser import Parser
 from .progress import Progress
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
+MAX_EPOCHS = 30
+"""Epochs at most when a dev set is given: training stops earlier once ``patience`` epochs pass
+without a better dev LAS.  Without a dev set, 15 epochs."""
+EPOCHS_WITHOUT_DEV = 15
 ORACLE_MIN_REPRODUCED = 0.98
 """A declared oracle trains only if following it reproduces at least this share of the training
 trees (after lifting); below, ``--oracle auto`` trains with the static oracle by search instead,
@@ -53,7 +58,8 @@ each for almost nothing (en_lines: 133 encodings, 7 seen five times or more)."""
 
 @dataclass
 class TrainOptions:
-    epochs: int = 15
+    epochs: Optional[int] = None     # at most; None: MAX_EPOCHS with a dev set (patience stops it), else 15
+    patience: int = 5                # with a dev set: stop after this many epochs without a better dev LAS
     oracle: str = "auto"             # "dynamic" | "static" | "search" | "auto" (see choose_oracle)
     explore: float = 1.0             # probability of following the prediction (dynamic)
     explore_after: int = 1           # epochs before exploration starts
@@ -68,8 +74,10 @@ class TrainOptions:
     force_oracle: bool = False            # train with a declared oracle that fails the check
 
     def check(self) -> None:
-        if self.epochs < 1:
+        if self.epochs is not None and self.epochs < 1:
             raise UsageError("--epochs must be at least 1")
+        if self.patience < 1:
+            raise UsageError("--patience must be at least 1")
         if self.oracle not in ("dynamic", "static", "search", "auto"):
             raise UsageError(f"--oracle must be dynamic, static, search or auto, not {self.oracle!r}")
         if self.search_budget < 1:
@@ -145,13 +153,31 @@ def _loss_index(kernel, name: Optional[str]) -> int:
         raise UsageError(f"{kernel.system.source_file}: the spec declares no oracle to train with; "
                          "--oracle search (the default, auto, picks it) derives the training trees by search")
     if name is None:
-        return 0
+        return default_loss(kernel)
     oracle, _, loss = name.partition("/")
     for k, (o, l) in enumerate(kernel.gen.losses):
         if (o == oracle and (not loss or l == loss)) or (not loss and o == kernel.gen.losses[0][0] and l == name):
             return k
     known = ", ".join(f"{o}/{l}" for o, l in kernel.gen.losses)
     raise UsageError(f"{kernel.system.source_file}: no oracle loss {name!r}; declared: {known}")
+
+
+def default_loss(kernel) -> int:
+    """The loss training uses when ``--loss`` is not given, among the first oracle's losses: an
+    exact one if declared; else the last-declared upper bound (an upper bound never calls a
+    move that loses arcs free, so dynamic training can trust its zero costs, and papers list
+    their bounds from tightest to loosest: the loosest penalises every cycle, which trained
+    best for non-monotonic Covington, Fernández-González & Gómez-Rodríguez 2017); else the
+    first (a lower bound, trained static)."""
+    first = kernel.gen.losses[0][0]
+    mine = [(k, l) for k, (o, l) in enumerate(kernel.gen.losses) if o == first]
+    decl = next(o for o in kernel.system.oracles if o.name == first)
+    bound = {l.name: l.bound for l in decl.losses}
+    for wanted in ("exact", "upper"):
+        found = [k for k, l in mine if bound.get(l) == wanted]
+        if found:
+            return found[0] if wanted == "exact" else found[-1]
+    return mine[0][0]
 
 
 def resolve_oracle(kernel, loss_index: int, oracle: str) -> str:
@@ -321,8 +347,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     best_las, best_epoch, best_rows, best_vals = -1.0, 0, None, None
     n = len(keep_order)
     chunk = 256
-    bar = Progress(progress, options.epochs, n, batch.words)
-    for epoch in range(1, options.epochs + 1):
+    epochs = options.epochs or (MAX_EPOCHS if dev_sents else EPOCHS_WITHOUT_DEV)
+    bar = Progress(progress, epochs, n, batch.words)
+    for epoch in range(1, epochs + 1):
         order = keep_order[rng.permutation(n)].astype(np.int32)
         explore = options.explore if oracle == "dynamic" and epoch > options.explore_after else 0.0
         t0 = time.perf_counter()
@@ -364,6 +391,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         bar.finish(record, improved)
         del averaged
         model.weights = engine.W
+        if dev_sents and epoch - best_epoch >= options.patience:
+            break  # patience: no better dev LAS for that many epochs
     final = np.zeros_like(engine.W)
     final[best_rows] = best_vals
     model.weights, model.live_rows = final, best_rows
