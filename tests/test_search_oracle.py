@@ -173,3 +173,34 @@ def test_derivations_are_cached_on_disk(toy, monkeypatch, tmp_path):
     assert code == code2 == 0
     assert "(cached)" not in err1 and "(cached)" in err2
     assert list((tmp_path / "cache" / "derivations").glob("*.npz"))
+
+
+# ---- defaults: labels, losses, epochs ------------------------------------------------------------
+
+
+def test_every_word_is_labeled_when_a_spec_builds_unlabeled_arcs(toy):
+    # arc-eager-nm-2013's second REDUCE case attaches a headless word unlabeled; a weak model
+    # (one epoch, a small table) makes the parser take it
+    out, meta, _ = _train(toy, SYSTEMS / "arc-eager-nm-2013.ts", "nm-model", "--epochs", "1", "--hash-bits", "12")
+    pred = toy / "nm-pred.conllu"
+    code, _, err = cli("parse", out, toy / "dev.conllu", "-o", pred)
+    assert code == 0, err
+    rows = [l.split("\t") for l in pred.read_text(encoding="utf-8").splitlines() if l and not l.startswith("#")]
+    assert rows and all(r[7] not in ("_", "") for r in rows)
+
+
+def test_the_default_loss_follows_the_stated_rule(toy):
+    # covington-nm declares lower, pc_upper and upper bounds: no exact loss, so the last upper
+    out, meta, _ = _train(toy, SYSTEMS / "covington-nm.ts", "cnm-model", "--epochs", "1")
+    assert meta["loss"] == ["fernandez_gomez_2017", "upper"] and meta["oracle"] == "dynamic"
+
+
+def test_training_stops_on_dev_patience(toy):
+    out = toy / "patience-model"
+    code, _, err = cli("train", SYSTEMS / "arc-eager.ts", "--train", toy / "train.conllu", "--dev", toy / "dev.conllu",
+                       "--out", out, "--hash-bits", "14", "--quiet", "--patience", "2")
+    assert code == 0, err
+    meta = json.loads((out / "model.json").read_text(encoding="utf-8"))
+    history, best = meta["history"], meta["best_epoch"]
+    assert len(history) == best + 2 < 30     # two epochs without a better dev LAS, then stop
+    assert all(h["dev_las"] <= history[best - 1]["dev_las"] for h in history[best:])
