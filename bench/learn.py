@@ -53,6 +53,17 @@ SYSTEMS = {
     "covington": ("systems/covington.ts", {}, {}, "Covington non-projective (monotonic)"),
     "covington-nm": ("systems/covington-nm.ts", {}, {"loss": "upper"},
                      "non-monotonic Covington (Fernández-González & Gómez-Rodríguez 2017), loss U + nc"),
+    # trained with the defaults (no --loss, no reading): the oracle `tsdsl train` chooses
+    "arc-standard": ("systems/arc-standard.ts", {}, {}, "arc-standard as control parameters, its declared "
+                     "lower-bound oracle (static)"),
+    "arc-standard-swap": ("systems/arc-standard-swap.ts", {}, {}, "arc-standard + SWAP (Nivre 2009), no oracle "
+                          "block: the static oracle by search, non-projective trees natively"),
+    "arc-eager-cp": ("systems/arc-eager-cp.ts", {}, {}, "arc-eager as control parameters (Bohnet et al. 2016), "
+                     "no oracle block: the static oracle by search"),
+    "attardi": ("systems/attardi.ts", {}, {}, "Attardi N = 2 as control parameters, no oracle block: the static "
+                "oracle by search, non-projective trees natively"),
+    "nm-2013": ("systems/arc-eager-nm-2013.ts", {}, {}, "non-monotonic arc-eager (Honnibal, Goldberg & Johnson "
+                "2013), its declared oracle; unlabeled REDUCE arcs labeled by the noted-label rule"),
 }
 
 
@@ -93,7 +104,8 @@ def run_one(tb: str, name: str, epochs: int, beam: int, workdir: Path, hash_bits
         "uas": round(100 * sc.uas.score, 2), "las": round(100 * sc.las.score, 2),
         "las_full": round(100 * sc.las_full.score, 2), "dev_las": round(100 * (meta.get("dev_las") or 0), 2),
         "repaired_words": stats.repaired_words, "stuck": stats.stuck, "outputs": len(meta["outputs"]),
-        "lifted_arcs": meta.get("lifted_arcs"),
+        "lifted_arcs": meta.get("lifted_arcs"), "oracle": meta.get("oracle"),
+        "not_derived": (meta.get("search") or {}).get("over_budget", 0) + (meta.get("search") or {}).get("not_derivable", 0),
     }
 
 

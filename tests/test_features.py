@@ -78,7 +78,9 @@ def test_default_set_loads_for_every_system(path):
 
 @pytest.mark.parametrize("spec, expected", [
     ("arc-eager.ts", "zhang-nivre-2011.yaml"),
-    ("arc-standard-slp.ts", "zhang-nivre-2011.yaml"),
+    ("arc-standard-slp.ts", "stack-arcs.yaml"),    # arcs between the two top words of the stack
+    ("arc-standard-swap.ts", "stack-arcs.yaml"),
+    ("arc-eager-nm-2013.ts", "zhang-nivre-2011.yaml"),  # its one stack-internal arc is unlabeled
     ("easy-first-bounded.ts", "control-parameters.yaml"),
     ("arc-hybrid.ts", "control-parameters.yaml"),
     ("covington-nm.ts", "covington-2017.yaml"),

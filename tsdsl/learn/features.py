@@ -148,17 +148,35 @@ def default_features(system: ir.System) -> Path:
     """The packaged feature file suited to ``system``'s family of list shapes.
 
     Control-parameter systems get ``control-parameters.yaml``; list-based Covington
-    systems (two stack-like lists and a buffer) get ``covington-2017.yaml``; every
-    other system gets ``zhang-nivre-2011.yaml``.
+    systems (two stack-like lists and a buffer) get ``covington-2017.yaml``; systems that
+    build labeled arcs between two words of one stack-like list (arc-standard, SWAP) get
+    ``stack-arcs.yaml``; every other system gets ``zhang-nivre-2011.yaml``.
     """
     ends = [d.open_end for d in system.lists]
     if system.style == "control-parameters":
         name = "control-parameters.yaml"
     elif ends.count("R") >= 2 and "L" in ends:
         name = "covington-2017.yaml"
+    elif _arcs_within_a_stack(system):
+        name = "stack-arcs.yaml"
     else:
         name = "zhang-nivre-2011.yaml"
     return Path(str(resources.files("tsdsl.learn.featuresets").joinpath(name)))
+
+
+def _arcs_within_a_stack(system: ir.System) -> bool:
+    """Whether some case builds a labeled arc between two words of one stack-like list."""
+    if system.unbounded:
+        return False
+    open_end = {d.name: d.open_end for d in system.lists}
+    for action in system.actions:
+        for case in action.cases:
+            where = {it.var: m.list for m in case.match for it in m.items if isinstance(it, ir.Tok)}
+            for op in case.arcs:
+                lst = where.get(op.head)
+                if op.labeled and lst is not None and lst == where.get(op.dep) and open_end[lst] == "R":
+                    return True
+    return False
 
 
 # ---------------------------------------------------------------------------------
