@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
-import numpy as np
 import pytest
 
 from test_learn import FAST, SYSTEMS, cli, generate_treebank, conllu_text  # noqa: F401
@@ -204,3 +202,13 @@ def test_training_stops_on_dev_patience(toy):
     history, best = meta["history"], meta["best_epoch"]
     assert len(history) == best + 2 < 30     # two epochs without a better dev LAS, then stop
     assert all(h["dev_las"] <= history[best - 1]["dev_las"] for h in history[best:])
+
+
+@pytest.mark.parametrize("spec, order", [
+    ("covington.ts", ["LEFT-ARC", "RIGHT-ARC", "NO-ARC", "SHIFT"]),       # NO-ARC keeps the buffer
+    ("arc-eager.ts", ["LEFT-ARC", "RIGHT-ARC", "REDUCE", "SHIFT"]),
+    ("arc-standard-swap.ts", ["LEFT-ARC", "RIGHT-ARC", "SHIFT", "SWAP"]),  # both touch the buffer: spec order
+])
+def test_canonical_order_builds_arcs_first_and_reads_input_last(spec, order):
+    ks = compile_system(SYSTEMS / spec, fallback=False)
+    assert [ks.action_names[k] for k in ks.canonical_order()] == order

@@ -323,12 +323,25 @@ class CompiledSystem:
 
 
     def canonical_order(self) -> Optional[list[int]]:
-        """The order in which the search tries actions: those that build arcs first, then the
-        others, each group in spec order (None for capacity inf: spec order)."""
+        """The order in which the search tries actions, each group in spec order: those that
+        build arcs; then the others that leave the buffer-like lists as they are (REDUCE,
+        Covington's NO-ARC); last those that read from or put back into a buffer-like list
+        (SHIFT, SWAP).  Building arcs as soon as the gold tree allows and reading input as late
+        as it allows keeps the search from wandering.  None for capacity inf: spec order."""
         if self.unbounded:
             return None
         actions = self.system.actions
-        return sorted(range(len(actions)), key=lambda k: (not any(c.arcs for c in actions[k].cases), k))
+        buffers = [k for k, d in enumerate(self.system.lists) if d.open_end == "L"]
+
+        def rank(a) -> int:
+            if any(c.arcs for c in a.cases):
+                return 0
+            case = a.cases[0]
+            moves = any(sum(ir.item_width(i) for i in case.match[k].items)
+                        != sum(ir.item_width(i) for i in case.result[k]) for k in buffers)
+            return 2 if moves else 1
+
+        return sorted(range(len(actions)), key=lambda k: (rank(actions[k]), k))
 
     def derive(self, heads, labels: Optional[Sequence[Sequence[int]]] = None, n_labels: int = 0, *,
                budget: int = 100_000, order="canonical") -> Derivations:
@@ -338,8 +351,8 @@ class CompiledSystem:
         sentence.  Works for any spec, with or without an oracle block (not multihead).
 
         ``heads`` as for :meth:`oracle_pass` (gold head sequences or a packed treebank).
-        ``order``: ``"canonical"`` (:meth:`canonical_order`: arc-building actions first, the
-        search then rarely backtracks), ``"spec"`` (the spec's order), or action ids.
+        ``order``: ``"canonical"`` (:meth:`canonical_order`: arcs first, input last; the search
+        then rarely backtracks), ``"spec"`` (the spec's order), or action ids.
         """
         if order == "canonical":
             order = self.canonical_order()

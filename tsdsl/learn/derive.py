@@ -1,7 +1,7 @@
 """The static oracle by search, for training: every gold tree's canonical derivation (the
 kernel's ``derive``: at each step the first action from which the gold tree is still
-derivable, trying the actions that build arcs first and then the others, each in spec
-order), cached on disk by kernel and treebank, and turned into classifier targets.  It needs
+derivable, in :meth:`~tsdsl.kernels.compiled.CompiledSystem.canonical_order`), cached on disk
+by kernel and treebank, and turned into classifier targets.  It needs
 no oracle block, so any spec without a usable oracle trains with it."""
 
 from __future__ import annotations

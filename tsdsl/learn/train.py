@@ -148,7 +148,7 @@ def attachment_scores(gold, heads, labels) -> tuple[float, float]:
 
 def _loss_index(kernel, name: Optional[str]) -> int:
     """The kernel's loss for ``--loss``: ``ORACLE``, ``ORACLE/LOSS`` or a loss name of the first
-    oracle; by default the first loss of the first oracle."""
+    oracle; by default :func:`default_loss`."""
     if not kernel.gen.losses:
         raise UsageError(f"{kernel.system.source_file}: the spec declares no oracle to train with; "
                          "--oracle search (the default, auto, picks it) derives the training trees by search")
@@ -225,12 +225,10 @@ def inherited_oracle_holds(system, oracle_name: str) -> tuple[bool, str]:
     ``tsdsl check-oracle`` on a few hundred configurations (exact losses must match the exact
     loss, bounds stay on their side).  Oracles declared in the spec itself are taken as
     written (``tsdsl check-oracle`` checks them)."""
-    from pathlib import Path as _Path
-
     from ..verify.oracle_check import check_oracle
 
     oracle = next(o for o in system.oracles if o.name == oracle_name)
-    if _Path(oracle.origin.file).resolve() == _Path(system.source_file).resolve():
+    if Path(oracle.origin.file).resolve() == Path(system.source_file).resolve():
         return True, ""
     report = check_oracle(system, oracle_name, configs=INHERITED_CHECK_CONFIGS, max_n=6, budget=20_000)
     if report.ok:
