@@ -212,3 +212,35 @@ def test_training_stops_on_dev_patience(toy):
 def test_canonical_order_builds_arcs_first_and_reads_input_last(spec, order):
     ks = compile_system(SYSTEMS / spec, fallback=False)
     assert [ks.action_names[k] for k in ks.canonical_order()] == order
+
+
+# ---- derived oracles ----------------------------------------------------------------------------
+
+
+def test_derived_oracle_of_arc_eager_is_goldberg_and_nivres_and_exact():
+    from tsdsl.verify.derive_oracle import derive_oracle
+
+    system = load_system(SYSTEMS / "arc-eager.ts")
+    derived = derive_oracle(system, str(SYSTEMS / "arc-eager.ts"), configs=200)
+    assert derived.rule == ("(h in sigma and d in beta and not has_head(d)) or (h in beta and d in sigma and "
+                            "not has_head(d)) or (h in beta and d in beta and not has_head(d))")
+    assert derived.exact and derived.block.endswith("loss = unreachable\n")
+
+
+def test_derived_oracle_is_a_checked_lower_bound_where_order_matters(tmp_path):
+    from tsdsl.verify.derive_oracle import derive_oracle
+
+    spec = SYSTEMS / "arc-standard-slp.ts"
+    derived = derive_oracle(load_system(spec), str(spec), configs=300)
+    assert not derived.exact and derived.block.endswith("loss = unreachable  bound lower\n")
+    # the printed block is spec text: a child spec declaring it loads, and check-oracle agrees
+    child = tmp_path / "child.ts"
+    child.write_text(f'system child\nextends "{spec}"\n' + derived.block, encoding="utf-8")
+    code, out, err = cli("check-oracle", child, "--configs", "150", "--max-n", "6")
+    assert code == 0, out + err
+
+
+def test_derive_oracle_command_prints_a_block(capsys):
+    code, out, err = cli("derive-oracle", SYSTEMS / "arc-eager.ts", "--configs", "100")
+    assert code == 0 and "exact: no configuration differed" in out
+    assert "  reachable h -> d if (h in sigma and d in beta and not has_head(d))" in out

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Optional
 
+from ..errors import UsageError
 from ..lang import load_system
 from ..verify.coverage import DEFAULT_BUDGET as COVERAGE_BUDGET
 from .base import Command, parse_overrides, with_set
@@ -137,6 +138,36 @@ class CheckOracle(Command):
                     print(f"  {k:<10} average {v:.5f}" + (f"  relative difference to loss {rel:.5f}"
                                                            if rel is not None else ""))
         return 0 if all(r.ok for r in reports) else 1
+
+
+class DeriveOracle(Command):
+    name = "derive-oracle"
+    help = ("derive an oracle block from the IR's pair reachability, check it against the exact loss, "
+            "and print it")
+
+    def configure(self, sp) -> None:
+        sp.add_argument("spec", help="a .ts file or a packaged system's name")
+        sp.add_argument("--configs", type=int, default=300,
+                        help="configurations the check compares with the exact loss (default 300)")
+        sp.add_argument("--max-n", type=int, default=6, help="longest sentence of the check (default 6)")
+        with_set(sp)
+
+    def run(self, args) -> int:
+        from pathlib import Path
+
+        from ..verify.derive_oracle import derive_oracle
+
+        system = load_system(args.spec, parse_overrides(args.set))
+        if system.multihead:
+            raise UsageError(f"{args.spec}: oracles of multihead systems cannot be derived yet")
+        derived = derive_oracle(system, str(Path(system.source_file).resolve()), configs=args.configs,
+                                max_n=args.max_n)
+        verdict = ("exact: no configuration differed from the exact loss" if derived.exact else
+                   "a lower bound of the loss (the check found configurations where it is not exact)")
+        print(f"  # derived by `tsdsl derive-oracle` from the IR's pair reachability; checked on "
+              f"{derived.configurations} configurations of up to {args.max_n} words: {verdict}")
+        print(derived.block, end="")
+        return 0
 
 
 def _budget(text: str) -> Optional[int]:

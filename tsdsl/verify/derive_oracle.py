@@ -1,0 +1,159 @@
+"""An oracle block derived from the IR: the pair-reachability analysis of :mod:`.reach`,
+written back as a ``reachable h -> d if ...`` rule in the spec language.
+
+The analysis answers, for two tokens described only by where they sit (list and distance
+from the list's open end, up to a depth ``M``), whether they have heads, whether ``h`` is
+the root and their token flags, whether the arc ``h -> d`` can still be built.  Every such
+abstract state is enumerated; offsets that never change the answer are merged (so arc-eager's
+rule reads ``h in σ and d in β ...``, not offset by offset), the rest of the answer is
+minimised as a boolean function (prime implicants), and each piece is printed with the
+language's own predicates (``in``, ``first``/``last``, ``pos``/``len``, ``has_head``,
+``is_root``, flags).  Counting the gold arcs the rule calls unreachable is a lower bound of
+the loss by construction; :func:`derive_oracle` checks it against the exact loss
+(:func:`~tsdsl.verify.oracle_check.check_oracle`) and claims it exact only when no
+configuration contradicts that.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Optional
+
+from .. import ir
+from ..lang import load_system_text
+from .oracle_check import check_oracle
+from .reach import PairReachability
+
+
+@dataclass(frozen=True)
+class DerivedOracle:
+    rule: str            # the guard of `reachable h -> d if ...`
+    exact: bool          # the check found no configuration where it is not the loss
+    configurations: int  # how many configurations the check compared
+    block: str           # the oracle block, ready to paste into (or extend) the spec
+
+
+def reach_rule(system: ir.System) -> str:
+    """The guard, in spec syntax, under which a missing gold arc ``h -> d`` is reachable."""
+    pr = PairReachability(system, 8)
+    lists = [d.name for d in system.lists]
+    open_right = [d.open_end == "R" for d in system.lists]
+    M = pr.M
+    flags = pr.tflags
+    rooted = system.root != "none"
+    positions = [(k, o) for k in range(len(lists)) for o in range(M + 1)]
+    # boolean features: has_head(h), has_head(d), is_root(h), then h's and d's flags
+    names = ["has_head(h)", "has_head(d)"] + (["is_root(h)"] if rooted else []) + \
+        [f"{f}[h]" for f in flags] + [f"{f}[d]" for f in flags]
+    n_bits = len(names)
+
+    def answer(ph, pd, bits) -> Optional[bool]:
+        if ph == pd and ph[1] < M:
+            return None  # two tokens in one slot: cannot happen
+        hh, hd = bits[0], bits[1]
+        rh = bits[2] if rooted else False
+        fh = tuple(bits[2 + rooted:2 + rooted + len(flags)])
+        fd = tuple(bits[2 + rooted + len(flags):])
+        return pr._search((ph, pd, hh, hd, fh, fd, rh, False))
+
+    all_bits = list(itertools.product((False, True), repeat=n_bits))
+    table = {(ph, pd, b): answer(ph, pd, b) for ph in positions for pd in positions for b in all_bits}
+
+    # merge the offsets of a list that never change the answer, for h and for d separately
+    def classes(side: int) -> list[tuple[int, tuple[int, ...]]]:
+        out = []
+        for k in range(len(lists)):
+            groups: list[tuple[list[int], list]] = []  # offsets, and the answers they agree on
+            for o in range(M + 1):
+                col = [table[((k, o), q, b)] if side == 0 else table[(q, (k, o), b)]
+                       for q in positions for b in all_bits]
+                for offs, known in groups:  # answers of impossible states (None) fit anything
+                    if all(x is None or y is None or x == y for x, y in zip(col, known)):
+                        offs.append(o)
+                        known[:] = [x if x is not None else y for x, y in zip(col, known)]
+                        break
+                else:
+                    groups.append(([o], col))
+            out += [(k, tuple(offs)) for offs, _ in groups]
+        return out
+
+    h_classes, d_classes = classes(0), classes(1)
+    terms = []
+    for hk, hoffs in h_classes:
+        for dk, doffs in d_classes:
+            def value(bits, hoffs=hoffs, doffs=doffs, hk=hk, dk=dk):
+                seen = {table[((hk, x), (dk, y), bits)] for x in hoffs for y in doffs} - {None}
+                return seen.pop() if len(seen) == 1 else None if not seen else True  # True: be sound
+
+            on = [b for b in all_bits if value(b)]
+            if not on:
+                continue
+            where = [_position("h", lists[hk], open_right[hk], hoffs, M),
+                     _position("d", lists[dk], open_right[dk], doffs, M)]
+            for implicant in _primes(on, all_bits, lambda b, value=value: value(b) is None):
+                lits = [names[i] if v else f"not {names[i]}" for i, v in enumerate(implicant) if v is not None]
+                terms.append(" and ".join(x for x in where + lits if x))
+    return " or ".join(f"({t})" for t in terms) if terms else "false"
+
+
+def _position(var: str, lst: str, open_right: bool, offsets: tuple[int, ...], M: int) -> str:
+    """A token's place in a list, for a set of offsets from its open end (M: M or deeper)."""
+    if len(offsets) == M + 1:
+        return f"{var} in {lst}"
+    parts = []
+    for o in offsets:
+        if o == 0:
+            parts.append(f"{var} == {'last' if open_right else 'first'}({lst})")
+        elif o < M:
+            at = f"len({lst}) - {o + 1}" if open_right else str(o)
+            parts.append(f"{var} in {lst} and pos({var}) == {at}")
+        else:
+            parts.append(f"{var} in {lst} and pos({var}) < len({lst}) - {M}" if open_right
+                         else f"{var} in {lst} and pos({var}) >= {M}")
+    return parts[0] if len(parts) == 1 else "(" + " or ".join(f"({p})" for p in parts) + ")"
+
+
+def _primes(on: list[tuple], universe: list[tuple], dont_care) -> list[tuple]:
+    """The prime implicants covering the ``on`` set (Quine-McCluskey; None: any value)."""
+    cells = {tuple(b) for b in on} | {tuple(b) for b in universe if dont_care(b)}
+    current = set(cells)
+    primes = set()
+    while current:
+        merged, used = set(), set()
+        for a in current:
+            for i, v in enumerate(a):
+                if v is None:
+                    continue
+                b = a[:i] + (not v,) + a[i + 1:]
+                if b in current:
+                    merged.add(a[:i] + (None,) + a[i + 1:])
+                    used |= {a, b}
+        primes |= current - used
+        current = merged
+    # keep the primes that cover some required cell, greedily, in a stable order
+    need = {tuple(b) for b in on}
+    chosen = []
+    for p in sorted(primes, key=lambda p: (sum(v is not None for v in p), [str(v) for v in p])):
+        covers = {c for c in need if all(v is None or v == c[i] for i, v in enumerate(p))}
+        if covers:
+            chosen.append(p)
+            need -= covers
+        if not need:
+            break
+    return chosen
+
+
+def derive_oracle(system: ir.System, spec_file: str, *, configs: int = 300, max_n: int = 6,
+                  name: str = "derived") -> DerivedOracle:
+    """The derived oracle of the spec at ``spec_file`` (lowered as ``system``), checked against
+    the exact loss on ``configs`` configurations of up to ``max_n`` words."""
+    rule = reach_rule(system)
+    title = "Derived from the IR's pair reachability (tsdsl derive-oracle)"
+    text = (f'system {system.name}_derived\nextends "{spec_file}"\n'
+            f'oracle {name} "{title}"\nreachable h -> d if {rule}\nloss = unreachable\n')
+    child = load_system_text(text, file=str(spec_file) + ".derived.ts")
+    report = check_oracle(child, name, configs=configs, max_n=max_n, budget=50_000)
+    bound = "" if report.ok else "  bound lower"
+    block = (f'  oracle   {name} "{title}"\n  reachable h -> d if {rule}\n  loss = unreachable{bound}\n')
+    return DerivedOracle(rule, report.ok, report.configurations, block)
