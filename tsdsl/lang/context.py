@@ -27,6 +27,7 @@ class Context:
         self.global_flags = {n: f for n, f in m.flags.items() if f.index is None}
 
     def err(self, code: str, message: str, span: Span) -> None:
+        """Report a problem (collected; all are raised together at the end)."""
         self.sink.error(code, message, span)
 
     def eval_int(self, e: S.Expr) -> Optional[int]:
@@ -52,6 +53,8 @@ class Context:
         return a + b if e.op == "+" else a - b if e.op == "-" else a * b
 
     def read_params(self) -> None:
+        """Parameter values: overrides from the command line, else the spec's; then the settings
+        (capacity, distance, start), which may use them."""
         alias = {"capacity": "K", "distance": "D"}
         ov = {alias.get(k, k): v for k, v in self.overrides.items()}
         is_cp = any(isinstance(t, S.CPTransition) for t in self.m.transitions.values())
@@ -79,6 +82,7 @@ class Context:
                 self.env[short] = self.setting_values[key]
 
     def unknown_flag(self, name: str, span: Span, indexed: bool) -> None:
+        """Report a flag used in a way its declaration does not allow."""
         if indexed and name in self.global_flags:
             self.err(codes.FLAG, f"{name!r} is a global flag; write it without [token]", span)
         elif not indexed and name in self.token_flags:
@@ -88,6 +92,7 @@ class Context:
             self.err(codes.FLAG, f"undeclared flag {name!r} (declare it with `{decl}`)", span)
 
     def list_arg(self, call: S.GCall) -> str:
+        """The list named by a one-argument function call (``len(σ)``), checked."""
         name, span = call.args[0]
         known = self.known_lists()
         if name not in known:
@@ -95,11 +100,13 @@ class Context:
         return name
 
     def known_lists(self) -> tuple[str, ...]:
+        """The list names a guard may use: O and U for control parameters."""
         if any(isinstance(t, S.CPTransition) for t in self.m.transitions.values()):
             return ("O", "U")
         return self.list_names()
 
     def list_names(self) -> tuple[str, ...]:
+        """The declared lists of a rewrite-rule system (σ, β when none are declared)."""
         st = self.m.singles.get("lists")
         if st is None:
             return ("sigma", "beta")

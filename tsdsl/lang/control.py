@@ -29,6 +29,8 @@ MAX_CAPACITY = 64  # a finite K beyond this is rejected (K = inf instantiates pe
 
 
 def lower_control(ctx: Context, cp: list[S.CPTransition], common: dict, multihead: bool, root: str):
+    """The IR system of a control-parameter spec: lists O and U, and each transition
+    instantiated for capacity K and distance D (or, with K = inf, as action families)."""
     sv = ctx.setting_values
     K = sv.get("capacity", 2)
     D = sv.get("distance", 1)

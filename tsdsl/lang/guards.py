@@ -11,6 +11,8 @@ from .context import Context
 
 
 def lower_guard(ctx: Context, g: S.Guard, bound: set[str], root: str, oracle: bool = False) -> ir.Pred:
+    """A guard as an IR predicate; ``bound`` are the token variables the pattern binds, and
+    ``oracle`` allows ``gold_head`` (oracle rules only)."""
     def var(name: str, span: Span) -> str:
         if name not in bound:
             ctx.err(codes.UNBOUND, f"token variable {name!r} is not bound by the pattern", span)

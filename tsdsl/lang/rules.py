@@ -18,6 +18,8 @@ ARC_OPTIONS = {"overwrite": "overwrite", "break_cycle": "break_cycle", "break-cy
 
 
 def lower_rules(ctx: Context, rules: list[S.RuleTransition], common: dict, multihead: bool, root: str):
+    """The IR system of a rewrite-rule spec: its lists (open ends inferred from the patterns),
+    initial and terminal configurations, and one action per rule."""
     names = ctx.list_names()
     for key in ("capacity", "distance", "start", "periphery"):
         if key in ctx.m.singles:
