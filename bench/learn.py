@@ -62,6 +62,12 @@ SYSTEMS = {
                      "no oracle block: the static oracle by search"),
     "attardi": ("systems/attardi.ts", {}, {}, "Attardi N = 2 as control parameters, no oracle block: the static "
                 "oracle by search, non-projective trees natively"),
+    "attardi-1": ("systems/attardi-1.ts", {}, {}, "Attardi N = 1 as control parameters, no oracle block: search"),
+    "attardi-3": ("systems/attardi-3.ts", {}, {}, "Attardi N = 3 as control parameters, no oracle block: search"),
+    "arc-standard-slp": ("systems/arc-standard-slp.ts", {}, {}, "arc-standard as rewrite rules (SLP3 Fig. 18.7), "
+                         "no oracle block: search"),
+    "arc-eager-slp": ("systems/arc-eager-slp.ts", {}, {}, "arc-eager as rewrite rules (SLP3 Fig. 18.9), no "
+                      "oracle block: search"),
     "nm-2013": ("systems/arc-eager-nm-2013.ts", {}, {}, "non-monotonic arc-eager (Honnibal, Goldberg & Johnson "
                 "2013), its declared oracle; unlabeled REDUCE arcs labeled by the noted-label rule"),
 }
