@@ -80,11 +80,17 @@ class Trace(Command):
         sp.add_argument("--gold", metavar="FILE.conllu", help="drive the trace by the static oracle for a gold tree")
         sp.add_argument("--sentence", type=int, default=1, help="which sentence of --gold (1-based, default 1)")
         sp.add_argument("--costs", action="store_true", help="with --gold: print every legal action's cost")
-        sp.add_argument("--budget", type=int, default=200_000, help="with --gold: exact search budget")
+        sp.add_argument("--budget", type=int, default=200_000,
+                        help="with --gold: configurations the exact loss search may expand (default 200000)")
+        sp.add_argument("--html", metavar="OUT.html", default=None,
+                        help="also write the trace as an HTML page with one picture per step: the lists as "
+                             "boxes, the arcs so far, the action highlighted (default: none)")
         with_set(sp)
 
     def run(self, args) -> int:
         system = load_system(args.spec, parse_overrides(args.set))
+        if args.html and not args.html.lower().endswith((".html", ".htm")):
+            raise UsageError(f"--html {args.html}: the page must end in .html")
         it = Interpreter(system)
         if args.gold:
             return _trace_gold(args, system, it)
@@ -106,11 +112,12 @@ class Trace(Command):
         print(render_steps(steps, names, terminal=it.is_terminal(final)))
         if not it.is_terminal(final):
             legal = it.legal(final)
-            print(f"(not terminal; legal next: {', '.join(legal) if legal else 'nothing: dead end'})")
+            last = f"(not terminal; legal next: {', '.join(legal) if legal else 'nothing: dead end'})"
         else:
             tree = it.output(final)
-            heads = " ".join("_" if h is None else str(h) for h in tree.heads)
-            print(f"heads: {heads}")
+            last = "heads: " + " ".join("_" if h is None else str(h) for h in tree.heads)
+        print(last)
+        _write_html(args, system, steps, words, final.root, it.is_terminal(final), last)
         return 0
 
 
@@ -155,8 +162,22 @@ def _trace_gold(args, system, it) -> int:
     source = f"fast oracle {exact_oracles[0].name}" if fast is not None else "exact loss search"
     if searched:
         source += f" (exact loss search at {searched} step(s) where it had no zero-cost action)"
-    print(f"oracle: {source}; {wrong} of {len(gold)} heads differ from gold")
+    last = f"oracle: {source}; {wrong} of {len(gold)} heads differ from gold"
+    print(last)
+    _write_html(args, system, steps, words, c.root, True, last)
     return 0
+
+
+def _write_html(args, system, steps, words, root, terminal: bool, footer: str) -> None:
+    """``trace --html``: the recorded steps as a page of pictures."""
+    if not args.html:
+        return
+    from ..draw import render_trace_html
+    from ..files import write_atomic
+
+    title = f"{system.title or system.name}: {' '.join(words)}"
+    write_atomic(args.html, render_trace_html(steps, [d.name for d in system.lists], words, root, title=title,
+                                              terminal=terminal, footer=footer))
 
 
 class Compile(Command):
