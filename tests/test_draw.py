@@ -163,7 +163,7 @@ def test_gold_file_on_the_command_line(tmp_path, capsys):
     text = text.replace("2\tthe\tthe\tDET\t_\t_\t3\tdet", "2\tthe\tthe\tDET\t_\t_\t3\tamod")
     pred.write_text(text, encoding="utf-8")
     code, stdout, _ = run(capsys, "draw", str(pred), str(SAMPLE), "-o", str(tmp_path / "p.svg"))
-    assert code == 0 and "1 wrong heads, 1 wrong labels" in stdout
+    assert code == 0 and "1 wrong head, 1 wrong label" in stdout
     (first, _) = sentences_svg((tmp_path / "p.svg").read_text(encoding="utf-8"))
     marks = {int(a.get("data-dep")): classes(a) & {"wrong-head", "wrong-label"} for a in arcs_of(first)}
     assert marks == {1: set(), 2: {"wrong-label"}, 3: set(), 4: set(), 5: {"wrong-head"}}

@@ -31,6 +31,7 @@ class Draw(Command):
 
     def run(self, args) -> int:
         from ..draw import draw_sentences, parse_ranges, render_html, render_svg
+        from ..draw.pages import summary
         from ..files import write_atomic
         from ..treebank.conllu import read_conllu
 
@@ -58,10 +59,5 @@ class Draw(Command):
             title = args.title or (f"{args.file} against {args.gold}" if args.gold else args.file)
             text = render_html(drawn, title=title, with_gold=with_gold, note=note)
         write_atomic(out, text)
-        summary = f"{args.output}: {len(drawn)} sentence{'s' if len(drawn) != 1 else ''}, " \
-                  f"{sum(d.arcs for d in drawn)} arcs, {sum(d.crossing for d in drawn)} crossing"
-        if with_gold:
-            summary += (f", {sum(d.wrong_heads for d in drawn)} wrong heads, "
-                        f"{sum(d.wrong_labels for d in drawn)} wrong labels")
-        print(summary)
+        print(f"{args.output}: {summary(drawn, with_gold=with_gold)}")
         return 0

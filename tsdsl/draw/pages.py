@@ -16,8 +16,8 @@ from ..treebank.conllu import Sentence
 from .arcs import Arc, Diagram, Token, crossing_pairs
 from .svg import CSS, esc, fmt, svg_document, text_width
 
-LEGEND = (("root", "root arc"), ("crossing", "crossing (non-projective) arc"),
-          ("wrong-head", "wrong head (gold head dotted below)"), ("wrong-label", "right head, wrong label"))
+LEGEND = (("root", "root arc"), ("crossing", "crossing (non-projective) arc"), ("wrong-head", "wrong head"),
+          ("gold", "its gold arc (under the words)"), ("wrong-label", "right head, wrong label"))
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,21 @@ class Drawn:
     crossing: int
     wrong_heads: int
     wrong_labels: int
+
+
+def counted(n: int, noun: str) -> str:
+    """``counted(1, "wrong head")`` is ``"1 wrong head"``, ``counted(2, ...)`` ``"2 wrong heads"``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def summary(drawn: Sequence[Drawn], *, with_gold: bool) -> str:
+    """What was drawn, in words: ``"2 sentences, 13 arcs, 3 crossing"`` (and the errors against gold)."""
+    text = (f"{counted(len(drawn), 'sentence')}, {counted(sum(d.arcs for d in drawn), 'arc')}, "
+            f"{sum(d.crossing for d in drawn)} crossing")
+    if with_gold:
+        text += (f", {counted(sum(d.wrong_heads for d in drawn), 'wrong head')}, "
+                 f"{counted(sum(d.wrong_labels for d in drawn), 'wrong label')}")
+    return text
 
 
 def parse_ranges(text: str) -> list[tuple[int, Optional[int]]]:
@@ -131,12 +146,13 @@ def draw_sentences(sentences: Sequence[Sentence], gold: Optional[Sequence[Senten
 
 def _legend_svg(with_gold: bool) -> tuple[str, float]:
     """The legend as one row of SVG: a short arc sample and its meaning per entry."""
-    entries = [(c, t) for c, t in LEGEND if with_gold or c not in ("wrong-head", "wrong-label")]
+    entries = [(c, t) for c, t in LEGEND if with_gold or c not in ("wrong-head", "gold", "wrong-label")]
     parts, x = [], 8.0
     for css, label in entries:
         marker = "arrow-" + css
-        parts.append(f'<g class="arc {css}"><path d="M{fmt(x)},18 V8 H{fmt(x + 22)} V18" '
-                     f'marker-end="url(#{marker})"/></g>')
+        shape = f"M{fmt(x)},8 V18 H{fmt(x + 22)} V8" if css == "gold" else f"M{fmt(x)},18 V8 H{fmt(x + 22)} V18"
+        kind = "gold" if css == "gold" else f"arc {css}"
+        parts.append(f'<g class="legend-{css} {kind}"><path d="{shape}" marker-end="url(#{marker})"/></g>')
         parts.append(f'<text x="{fmt(x + 30)}" y="17">{esc(label)}</text>')
         x += 40 + text_width(label, 12.0)
     return f'<g class="legend">{"".join(parts)}</g>', x
@@ -161,9 +177,7 @@ def render_html(drawn: Sequence[Drawn], *, title: str, with_gold: bool, note: st
     legend, lw = _legend_svg(with_gold)
     sections = []
     for d in drawn:
-        stats = f"{d.arcs} arcs, {d.crossing} crossing"
-        if with_gold:
-            stats += f", {d.wrong_heads} wrong heads, {d.wrong_labels} wrong labels"
+        stats = summary([d], with_gold=with_gold).split(", ", 1)[1]
         text = f'<p class="text">{esc(d.text)}</p>' if d.text else ""
         sections.append(f'<section id="s{d.number}"><h2>{esc(d.heading)} <small>{esc(stats)}</small></h2>{text}'
                         f'<div class="scroll">{svg_document(d.body, d.width, d.height, markers=False)}</div>'
@@ -191,4 +205,4 @@ def html_page(title: str, body: str) -> str:
             f"<body><h1>{esc(title)}</h1>\n{body}\n</body></html>\n")
 
 
-__all__ = ["Drawn", "draw_sentence", "draw_sentences", "html_page", "parse_ranges", "render_html", "render_svg"]
+__all__ = ["Drawn", "counted", "summary", "draw_sentence", "draw_sentences", "html_page", "parse_ranges", "render_html", "render_svg"]
