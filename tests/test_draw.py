@@ -272,3 +272,17 @@ def test_trace_html_follows_the_oracle_for_any_lists(tmp_path_factory, name, hea
 def test_trace_html_needs_an_html_name(tmp_path, capsys):
     code, _, err = run(capsys, "trace", "arc-eager", "--n", "2", "--actions", "SHIFT", "--html", str(tmp_path / "t.svg"))
     assert code == 2 and ".html" in err
+
+
+def test_trace_html_marks_the_arc_an_overwrite_removes(tmp_path, capsys):
+    out = tmp_path / "t.html"
+    code, stdout, _ = run(capsys, "trace", "arc-eager-nm-2013", "--words", "a b c", "--actions",
+                          "SHIFT RIGHT-ARC LEFT-ARC", "--html", str(out))
+    assert code == 0 and "(removed a -> b)" in stdout
+    got = panels(out.read_text(encoding="utf-8"))
+    assert [a for a, _ in got] == ["SHIFT", "RIGHT-ARC", "LEFT-ARC", "(end)"]
+    marks = [{(int(a.get("data-head")), int(a.get("data-dep"))): classes(a) - {"arc"} for a in arcs_of(svg)}
+             for _, svg in got]
+    assert marks[1] == {(1, 2): {"added"}}
+    assert marks[2] == {(1, 2): {"removed"}, (3, 2): {"added"}}
+    assert marks[3] == {(3, 2): set()}
