@@ -286,3 +286,15 @@ def test_trace_html_marks_the_arc_an_overwrite_removes(tmp_path, capsys):
     assert marks[1] == {(1, 2): {"added"}}
     assert marks[2] == {(1, 2): {"removed"}, (3, 2): {"added"}}
     assert marks[3] == {(3, 2): set()}
+
+
+def test_the_page_gets_the_mode_open_would_give(tmp_path, capsys):
+    import os
+
+    mask = os.umask(0o022)
+    try:
+        out = tmp_path / "page.html"
+        assert run(capsys, "draw", str(SAMPLE), "-o", str(out))[0] == 0
+        assert out.stat().st_mode & 0o777 == 0o644  # not mkstemp's private 0600
+    finally:
+        os.umask(mask)
