@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from ..errors import UsageError
 from ..treebank.conllu import Sentence
 from .arcs import Arc, Diagram, Token, crossing_pairs
-from .svg import CSS, esc, fmt, svg_document, text_width
+from .svg import esc, fmt, html_page, svg_document, text_width
 
 LEGEND = (("root", "root arc"), ("crossing", "crossing (non-projective) arc"), ("wrong-head", "wrong head"),
           ("gold", "its gold arc (under the words)"), ("wrong-label", "right head, wrong label"))
@@ -186,23 +186,4 @@ def render_html(drawn: Sequence[Drawn], *, title: str, with_gold: bool, note: st
                      + "\n".join(sections))
 
 
-PAGE_CSS = """
-body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.3em; } h2 { font-size: 1.05em; margin: 1.2em 0 0.2em; }
-h2 small { font-weight: normal; color: #777; margin-left: 1em; }
-p.text { margin: 0.2em 0 0.4em; color: #333; }
-div.scroll { overflow-x: auto; }
-section { border-top: 1px solid #ddd; }
-.action { background: #ffe066; border-radius: 4px; padding: 1px 6px; font-family: monospace; font-size: 1.05em; }
-.panel h2 .arcs { font-weight: normal; color: #555; }
-"""
-
-
-def html_page(title: str, body: str) -> str:
-    """An HTML5 page carrying its style sheets; nothing is loaded from elsewhere."""
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
-            f"<title>{esc(title)}</title><style>{PAGE_CSS}{CSS}</style></head>\n"
-            f"<body><h1>{esc(title)}</h1>\n{body}\n</body></html>\n")
-
-
-__all__ = ["Drawn", "counted", "summary", "draw_sentence", "draw_sentences", "html_page", "parse_ranges", "render_html", "render_svg"]
+__all__ = ["Drawn", "counted", "summary", "draw_sentence", "draw_sentences", "parse_ranges", "render_html", "render_svg"]

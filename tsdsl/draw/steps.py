@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from .arcs import Arc, Diagram, Token
-from .pages import html_page
-from .svg import esc, fmt, svg_document, text_width
+from .svg import esc, fmt, html_page, svg_document, text_width
 
 BOX_SIZE = 13.0
 ROW = 26.0

@@ -1,4 +1,5 @@
-"""The XML side of the pictures: escaping, text width estimates, the shared style sheet.
+"""The XML side of the pictures: escaping, text width estimates, the shared style sheet, the
+SVG element and the HTML page around them.
 
 Every piece of user text (word forms, labels, sentence ids) goes through :func:`esc`, which
 also replaces the characters XML 1.0 forbids, so any CoNLL-U file gives well-formed SVG.
@@ -94,3 +95,22 @@ def _markers() -> str:
                     f'markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>'
                     for k, c in colours.items())
     return f"<defs>{marks}</defs>"
+
+
+PAGE_CSS = """
+body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 1.5em; color: #222; }
+h1 { font-size: 1.3em; } h2 { font-size: 1.05em; margin: 1.2em 0 0.2em; }
+h2 small { font-weight: normal; color: #777; margin-left: 1em; }
+p.text { margin: 0.2em 0 0.4em; color: #333; }
+div.scroll { overflow-x: auto; }
+section { border-top: 1px solid #ddd; }
+.action { background: #ffe066; border-radius: 4px; padding: 1px 6px; font-family: monospace; font-size: 1.05em; }
+.panel h2 .arcs { font-weight: normal; color: #555; }
+"""
+
+
+def html_page(title: str, body: str) -> str:
+    """An HTML5 page carrying its style sheets; nothing is loaded from elsewhere."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
+            f"<title>{esc(title)}</title><style>{PAGE_CSS}{CSS}</style></head>\n"
+            f"<body><h1>{esc(title)}</h1>\n{body}\n</body></html>\n")
