@@ -246,3 +246,24 @@ def broken_heads(draw, *, min_n: int = 0, max_n: int = 12) -> tuple[tuple[int | 
         heads = draw(st.lists(head, min_size=n, max_size=n))
     names = draw(st.lists(st.sampled_from([None, "", "root", "dep", "nsubj", "obj"]), min_size=n, max_size=n))
     return tuple(heads), tuple(names)
+
+
+# ---------------------------------------------------------------------------------
+# CoNLL-U text (tsdsl.draw): word forms with XML's special characters
+# ---------------------------------------------------------------------------------
+
+#: characters a word form may hold: letters, XML specials, quotes, non-ASCII (no whitespace)
+FORM_CHARS = "abcXYZ<>&\"';]]>éαβ漢字-–…"
+
+
+def word_forms() -> st.SearchStrategy[str]:
+    """A CoNLL-U FORM, e.g. ``"a<&b"`` or ``"]]>"``: one or more characters of FORM_CHARS."""
+    return st.text(alphabet=FORM_CHARS, min_size=1, max_size=6)
+
+
+def conllu_block(forms, heads, labels, *, sent_id: str | None = None, upos: str = "X") -> str:
+    """One CoNLL-U sentence block (ending in a blank line) from forms, heads and labels."""
+    lines = [f"# sent_id = {sent_id}\n"] if sent_id is not None else []
+    for k, (form, head, label) in enumerate(zip(forms, heads, labels), start=1):
+        lines.append(f"{k}\t{form}\t_\t{upos}\t_\t_\t{head}\t{label}\t_\t_\n")
+    return "".join(lines) + "\n"

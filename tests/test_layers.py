@@ -6,7 +6,7 @@ module imports itself back through a circle.  Lazy imports inside functions coun
     2  lang, runner                           spec text -> IR; the API interpreter and kernels share
     3  interp, show                           running and printing the IR
     4  oracle, trace                          declared oracles; step tables
-    5  verify | kernels                       checks by search | compiled kernels (siblings)
+    5  verify | kernels | draw                checks by search | compiled kernels | pictures (siblings)
     6  learn                                  training and parsing
     7  cli, the package face (__init__)       what users call
 """
@@ -22,7 +22,7 @@ LAYERS = {
     "tsdsl.lang": 2, "tsdsl.runner": 2,
     "tsdsl.interp": 3, "tsdsl.show": 3,
     "tsdsl.oracle": 4, "tsdsl.trace": 4,
-    "tsdsl.verify": 5, "tsdsl.kernels": 5,
+    "tsdsl.verify": 5, "tsdsl.kernels": 5, "tsdsl.draw": 5,
     "tsdsl.learn": 6,
     "tsdsl.cli": 7, "tsdsl": 7,
 }

@@ -11,7 +11,11 @@ from .interp import Config, Interpreter
 
 @dataclass(frozen=True)
 class Step:
-    """One row: the configuration before ``action`` and the arcs it added/removed."""
+    """One row: the configuration before ``action`` and the arcs it added/removed.
+
+    ``lists``, ``added`` and ``removed`` are the printed forms; ``tokens`` (token ids per
+    list), ``arcs`` (every arc before the action), ``added_arcs`` and ``removed_arcs`` (as
+    ``(head, dep, label)`` token ids) are what pictures (``trace --html``) are drawn from."""
 
     index: int
     lists: tuple[tuple[str, ...], ...]
@@ -19,6 +23,10 @@ class Step:
     added: tuple[str, ...]
     removed: tuple[str, ...]
     costs: Optional[dict] = None
+    tokens: tuple[tuple[int, ...], ...] = ()
+    arcs: tuple[tuple[int, int, Optional[str]], ...] = ()
+    added_arcs: tuple[tuple[int, int, Optional[str]], ...] = ()
+    removed_arcs: tuple[tuple[int, int, Optional[str]], ...] = ()
 
 
 class TraceError(UsageError):
@@ -43,7 +51,7 @@ def run_trace(it: Interpreter, words: Sequence[str], actions: Sequence[str]) -> 
         view = _lists_view(it, c, words)
         legal = it.legal(c)
         if action.split(":", 1)[0] not in legal:
-            steps.append(Step(k, view, None, (), ()))
+            steps.append(Step(k, view, None, (), (), tokens=_token_ids(c), arcs=_sorted(_labeled_arcs(it, c))))
             why = "the configuration is terminal" if it.is_terminal(c) else (
                 "legal here: " + (", ".join(legal) if legal else "nothing (dead end)"))
             raise TraceError(f"step {k}: {action} is not legal ({why})", steps, names)
@@ -55,16 +63,27 @@ def run_trace(it: Interpreter, words: Sequence[str], actions: Sequence[str]) -> 
 def apply_recorded(it: Interpreter, c: Config, words, index: int, action: str, costs: Optional[dict] = None) -> Step:
     """Apply ``action`` to ``c`` and return the step row describing it."""
     view = _lists_view(it, c, words)
+    tokens = _token_ids(c)
     before = _labeled_arcs(it, c)
     it.apply(c, action)
     after = _labeled_arcs(it, c)
     return Step(index, view, action, _arc_strs(it, c, words, after - before),
-                _arc_strs(it, c, words, before - after), costs)
+                _arc_strs(it, c, words, before - after), costs, tokens=tokens, arcs=_sorted(before),
+                added_arcs=_sorted(after - before), removed_arcs=_sorted(before - after))
 
 
 def final_step(it: Interpreter, c: Config, words, index: int) -> Step:
     """The last row: the configuration reached, with no action."""
-    return Step(index, _lists_view(it, c, words), None, (), ())
+    return Step(index, _lists_view(it, c, words), None, (), (), tokens=_token_ids(c),
+                arcs=_sorted(_labeled_arcs(it, c)))
+
+
+def _token_ids(c: Config) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(lst) for lst in c.lists)
+
+
+def _sorted(arcs) -> tuple[tuple[int, int, Optional[str]], ...]:
+    return tuple(sorted(arcs, key=lambda a: (a[1], a[0], a[2] or "")))
 
 
 def _labeled_arcs(it: Interpreter, c: Config) -> set[tuple[int, int, Optional[str]]]:

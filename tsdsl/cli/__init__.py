@@ -1,7 +1,7 @@
 """The `tsdsl` command line: thin wrappers that parse arguments and call the library.
 
 Each command is a :class:`~tsdsl.cli.base.Command` subclass in one of the modules below
-(spec commands, checks by search, parsers); adding a command is adding one class.  User
+(spec commands, checks by search, parsers, pictures); adding a command is adding one class.  User
 mistakes print a located message and exit non-zero, never a traceback (``--debug`` shows
 one).
 """
@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 from .._version import __version__
 from ..errors import TsdslError, UsageError
 from .base import COMMANDS, parse_overrides
-from . import specs, checks, parsers  # noqa: F401, E402  (defining the commands registers them, in this order)
+from . import specs, checks, parsers, pictures  # noqa: F401, E402  (defining the commands registers them, in this order)
 
 __all__ = ["build_parser", "main", "parse_overrides"]
 

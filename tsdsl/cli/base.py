@@ -35,10 +35,22 @@ class Command:
         raise NotImplementedError
 
 
+SPEC_HELP = "a .ts file, or the name of a packaged system (`tsdsl systems` lists them)"
+
+
+def spec_argument(sp: argparse.ArgumentParser, *, many: bool = False) -> None:
+    """The positional SPEC (or SPEC...) of commands that load specs."""
+    if many:
+        sp.add_argument("specs", nargs="+", metavar="SPEC", help=SPEC_HELP + "; one or more")
+    else:
+        sp.add_argument("spec", metavar="SPEC", help=SPEC_HELP)
+
+
 def with_set(sp: argparse.ArgumentParser) -> None:
     """The ``--set NAME=VALUE`` option of commands that load a spec."""
     sp.add_argument("--set", action="append", metavar="NAME=VALUE",
-                    help="override a parameter, e.g. --set K=4 (repeatable; inf allowed)")
+                    help="override a parameter, e.g. --set K=4 (repeatable; inf allowed; default: the "
+                         "spec's own values)")
 
 
 def parse_overrides(items: Optional[Sequence[str]]) -> dict[str, Optional[int]]:

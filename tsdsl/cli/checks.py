@@ -9,7 +9,7 @@ from typing import Optional
 from ..errors import UsageError
 from ..lang import load_system
 from ..verify.coverage import DEFAULT_BUDGET as COVERAGE_BUDGET
-from .base import Command, parse_overrides, with_set
+from .base import Command, parse_overrides, spec_argument, with_set
 
 
 class Verify(Command):
@@ -17,14 +17,15 @@ class Verify(Command):
     help = "check soundness, completeness, progress and termination"
 
     def configure(self, sp) -> None:
-        sp.add_argument("specs", nargs="+")
+        spec_argument(sp, many=True)
         sp.add_argument("--max-n", type=int, default=6, help="exhaustive up to this sentence length (default 6)")
         sp.add_argument("--random-max-n", type=int, default=30, help="random checks up to this length (default 30)")
         sp.add_argument("--examples", type=int, default=50, help="Hypothesis examples per random check (default 50)")
         sp.add_argument("--budget", type=int, default=5000,
                         help="configurations one derivation search may expand before 'undecided' (default 5000)")
-        sp.add_argument("--json", action="store_true")
-        sp.add_argument("--report", metavar="FILE.md", help="also write the Markdown verdict table to FILE.md")
+        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        sp.add_argument("--report", metavar="FILE.md", help="also write the Markdown verdict table to FILE.md "
+                                                            "(default: none)")
         with_set(sp)
 
     def run(self, args) -> int:
@@ -56,14 +57,15 @@ class Coverage(Command):
     help = "which gold trees of a CoNLL-U treebank the system derives exactly"
 
     def configure(self, sp) -> None:
-        sp.add_argument("spec")
-        sp.add_argument("file", metavar="FILE.conllu")
+        spec_argument(sp)
+        sp.add_argument("file", metavar="FILE.conllu", help="the treebank whose gold trees are searched for")
         sp.add_argument("--json", action="store_true", help="machine-readable output (with every sentence)")
         sp.add_argument("--budget", type=_budget, default=COVERAGE_BUDGET,
                         help="configurations one search may expand per sentence before 'undecided' "
                              f"(default {COVERAGE_BUDGET}; inf for no limit)")
-        sp.add_argument("--limit", type=int, metavar="N", help="only the first N sentences")
-        sp.add_argument("--max-len", type=int, metavar="N", help="skip (and count) sentences longer than N words")
+        sp.add_argument("--limit", type=int, metavar="N", help="only the first N sentences (default: all)")
+        sp.add_argument("--max-len", type=int, metavar="N", help="skip (and count) sentences longer than N words "
+                                                                 "(default: none skipped)")
         sp.add_argument("--progress", action="store_true", help="print each sentence's verdict to stderr")
         with_set(sp)
 
@@ -93,16 +95,20 @@ class CheckOracle(Command):
     help = "compare declared fast oracles with exact loss by search"
 
     def configure(self, sp) -> None:
-        sp.add_argument("spec")
+        spec_argument(sp)
         sp.add_argument("--oracle", help="the oracle to check (default: every declared one)")
         sp.add_argument("--configs", type=int, default=1000, help="configurations to compare (default 1000)")
         sp.add_argument("--max-n", type=int, default=8, help="longest random sentence (default 8)")
-        sp.add_argument("--seed", type=int, default=0)
-        sp.add_argument("--budget", type=int, default=200_000, help="search budget per sentence")
-        sp.add_argument("--table1", metavar="FILE.conllu", help="also measure bounds vs exact loss on real sentences")
-        sp.add_argument("--table1-configs", type=int, default=1000)
-        sp.add_argument("--table1-max-len", type=int, default=15)
-        sp.add_argument("--json", action="store_true")
+        sp.add_argument("--seed", type=int, default=0, help="random seed of trees and walks (default 0)")
+        sp.add_argument("--budget", type=int, default=200_000,
+                        help="configurations the exact loss search may expand per sentence (default 200000)")
+        sp.add_argument("--table1", metavar="FILE.conllu", help="also measure bounds vs exact loss on real sentences "
+                                                                 "(default: not measured)")
+        sp.add_argument("--table1-configs", type=int, default=1000, metavar="N",
+                        help="with --table1: configurations to measure (default 1000)")
+        sp.add_argument("--table1-max-len", type=int, default=15, metavar="N",
+                        help="with --table1: longest sentence used (default 15)")
+        sp.add_argument("--json", action="store_true", help="machine-readable output")
         with_set(sp)
 
     def run(self, args) -> int:
@@ -146,7 +152,7 @@ class DeriveOracle(Command):
             "and print it")
 
     def configure(self, sp) -> None:
-        sp.add_argument("spec", help="a .ts file or a packaged system's name")
+        spec_argument(sp)
         sp.add_argument("--configs", type=int, default=300,
                         help="configurations the check compares with the exact loss (default 300)")
         sp.add_argument("--max-n", type=int, default=6, help="longest sentence of the check (default 6)")

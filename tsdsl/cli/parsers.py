@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import UsageError
-from .base import Command, parse_overrides, with_set
+from .base import Command, parse_overrides, spec_argument, with_set
 
 
 class Train(Command):
@@ -13,10 +13,10 @@ class Train(Command):
     help = "train a parser for a spec on a CoNLL-U treebank"
 
     def configure(self, sp) -> None:
-        sp.add_argument("spec")
-        sp.add_argument("--train", required=True, metavar="FILE.conllu")
+        spec_argument(sp)
+        sp.add_argument("--train", required=True, metavar="FILE.conllu", help="the training treebank")
         sp.add_argument("--dev", metavar="FILE.conllu", help="development set: scored after every epoch; the best "
-                                                             "epoch is kept (without it, the last)")
+                                                             "epoch is kept (default: none, the last epoch is kept)")
         sp.add_argument("--out", required=True, metavar="DIR", help="model directory to write")
         sp.add_argument("--epochs", type=int, default=None,
                         help="epochs at most (default: 30 with --dev, where --patience stops training earlier; "
@@ -39,10 +39,10 @@ class Train(Command):
         sp.add_argument("--explore-after", type=int, default=1, metavar="K",
                         help="dynamic oracle: explore from epoch K+1 on (default 1)")
         sp.add_argument("--beam", type=int, default=1, help="beam width (1: greedy; >1: structured perceptron "
-                                                           "with early update)")
+                                                           "with early update; default 1)")
         sp.add_argument("--features", metavar="FILE.yaml", help="feature templates (default: the family's set, "
                                                                 "see docs/features.md)")
-        sp.add_argument("--seed", type=int, default=1)
+        sp.add_argument("--seed", type=int, default=1, help="random seed: everything random in training draws from it (default 1)")
         sp.add_argument("--nonproj", choices=("lift", "skip"), default="lift",
                         help="projective systems on non-projective trees: pseudo-projective lifting (default) "
                              "or skip the sentence")
@@ -82,12 +82,12 @@ class Parse(Command):
     help = "parse a CoNLL-U file with a trained model (only HEAD and DEPREL change)"
 
     def configure(self, sp) -> None:
-        sp.add_argument("model", metavar="DIR")
+        sp.add_argument("model", metavar="DIR", help="a model directory written by tsdsl train")
         sp.add_argument("input", metavar="IN.conllu", nargs="?", default="-", help="default: standard input")
         sp.add_argument("-o", "--output", metavar="OUT.conllu", default="-", help="default: standard output")
         sp.add_argument("--beam", type=int, help="beam width (default: the one the model was trained with)")
         sp.add_argument("--nm-log", metavar="FILE.json", help="log every arc a non-monotonic transition "
-                                                               "overwrote (for tsdsl eval --nm-log)")
+                                                               "overwrote, for tsdsl eval --nm-log (default: no log)")
         sp.add_argument("--quiet", action="store_true", help="no summary on stderr")
 
     def run(self, args) -> int:
@@ -122,11 +122,11 @@ class Eval(Command):
     help = ("score predicted trees against gold ones: UAS, LAS, crossing arcs, roots, arc lengths")
 
     def configure(self, sp) -> None:
-        sp.add_argument("gold", metavar="GOLD.conllu")
-        sp.add_argument("pred", metavar="PRED.conllu")
+        sp.add_argument("gold", metavar="GOLD.conllu", help="the gold trees")
+        sp.add_argument("pred", metavar="PRED.conllu", help="the predicted trees of the same sentences")
         sp.add_argument("--json", action="store_true", help="machine-readable output")
         sp.add_argument("--nm-log", metavar="FILE.json", help="the --nm-log of `tsdsl parse`: also count "
-                                                               "non-monotonic transitions that fired and repaired an arc")
+                                                               "non-monotonic transitions that fired and repaired an arc (default: none)")
 
     def run(self, args) -> int:
         import json

@@ -9,7 +9,7 @@ from ..interp import Interpreter
 from ..lang import load_system, packaged_systems
 from ..show import render_json, render_text
 from ..trace import TraceError, render_steps, run_trace
-from .base import Command, parse_overrides, split_actions, with_set
+from .base import Command, parse_overrides, spec_argument, split_actions, with_set
 
 
 class Check(Command):
@@ -17,7 +17,7 @@ class Check(Command):
     help = "parse and check specs; print path: OK or the errors"
 
     def configure(self, sp) -> None:
-        sp.add_argument("specs", nargs="+")
+        spec_argument(sp, many=True)
         with_set(sp)
 
     def run(self, args) -> int:
@@ -56,7 +56,7 @@ class Show(Command):
     help = "print the lowered system: every action with its guards and effects"
 
     def configure(self, sp) -> None:
-        sp.add_argument("spec")
+        spec_argument(sp)
         sp.add_argument("--json", action="store_true", help="machine-readable output")
         sp.add_argument("--n", type=int, default=None, help="tokens to instantiate for capacity inf (default 6)")
         with_set(sp)
@@ -72,19 +72,29 @@ class Trace(Command):
     help = "run an action sequence on a sentence and print the step table"
 
     def configure(self, sp) -> None:
-        sp.add_argument("spec")
-        sp.add_argument("--words", help='the sentence, e.g. "Book the flight through Houston"')
-        sp.add_argument("--n", type=int, help="a sentence of N placeholder words (when --words is not given)")
-        sp.add_argument("--actions", help='actions separated by spaces or commas; "NAME:label" for a label')
-        sp.add_argument("--actions-file", help="read the actions from a file")
-        sp.add_argument("--gold", metavar="FILE.conllu", help="drive the trace by the static oracle for a gold tree")
+        spec_argument(sp)
+        sp.add_argument("--words", help='the sentence, e.g. "Book the flight through Houston" (default: --n '
+                                        'placeholder words)')
+        sp.add_argument("--n", type=int, help="a sentence of N placeholder words w1..wN when --words is not given "
+                                              "(default 0)")
+        sp.add_argument("--actions", help='actions separated by spaces or commas; "NAME:label" for a label '
+                                          '(default: none)')
+        sp.add_argument("--actions-file", metavar="FILE", help="read the actions from a file (default: --actions)")
+        sp.add_argument("--gold", metavar="FILE.conllu", help="drive the trace by an oracle for a gold tree instead "
+                                                             "of given actions (default: none)")
         sp.add_argument("--sentence", type=int, default=1, help="which sentence of --gold (1-based, default 1)")
         sp.add_argument("--costs", action="store_true", help="with --gold: print every legal action's cost")
-        sp.add_argument("--budget", type=int, default=200_000, help="with --gold: exact search budget")
+        sp.add_argument("--budget", type=int, default=200_000,
+                        help="with --gold: configurations the exact loss search may expand (default 200000)")
+        sp.add_argument("--html", metavar="OUT.html", default=None,
+                        help="also write the trace as an HTML page with one picture per step: the lists as "
+                             "boxes, the arcs so far, the action highlighted (default: none)")
         with_set(sp)
 
     def run(self, args) -> int:
         system = load_system(args.spec, parse_overrides(args.set))
+        if args.html and not args.html.lower().endswith((".html", ".htm")):
+            raise UsageError(f"--html {args.html}: the page must end in .html")
         it = Interpreter(system)
         if args.gold:
             return _trace_gold(args, system, it)
@@ -106,11 +116,12 @@ class Trace(Command):
         print(render_steps(steps, names, terminal=it.is_terminal(final)))
         if not it.is_terminal(final):
             legal = it.legal(final)
-            print(f"(not terminal; legal next: {', '.join(legal) if legal else 'nothing: dead end'})")
+            last = f"(not terminal; legal next: {', '.join(legal) if legal else 'nothing: dead end'})"
         else:
             tree = it.output(final)
-            heads = " ".join("_" if h is None else str(h) for h in tree.heads)
-            print(f"heads: {heads}")
+            last = "heads: " + " ".join("_" if h is None else str(h) for h in tree.heads)
+        print(last)
+        _write_html(args, system, steps, words, final.root, it.is_terminal(final), last)
         return 0
 
 
@@ -155,8 +166,22 @@ def _trace_gold(args, system, it) -> int:
     source = f"fast oracle {exact_oracles[0].name}" if fast is not None else "exact loss search"
     if searched:
         source += f" (exact loss search at {searched} step(s) where it had no zero-cost action)"
-    print(f"oracle: {source}; {wrong} of {len(gold)} heads differ from gold")
+    last = f"oracle: {source}; {wrong} of {len(gold)} heads differ from gold"
+    print(last)
+    _write_html(args, system, steps, words, c.root, True, last)
     return 0
+
+
+def _write_html(args, system, steps, words, root, terminal: bool, footer: str) -> None:
+    """``trace --html``: the recorded steps as a page of pictures."""
+    if not args.html:
+        return
+    from ..draw import render_trace_html
+    from ..files import write_atomic
+
+    title = f"{system.title or system.name}: {' '.join(words)}"
+    write_atomic(args.html, render_trace_html(steps, [d.name for d in system.lists], words, root, title=title,
+                                              terminal=terminal, footer=footer))
 
 
 class Compile(Command):
@@ -164,12 +189,12 @@ class Compile(Command):
     help = "generate the Cython kernel of a spec, build it and cache it"
 
     def configure(self, sp) -> None:
-        sp.add_argument("spec")
+        spec_argument(sp)
         sp.add_argument("-o", "--output", metavar="DIR", help="kernel cache directory (default: $TSDSL_CACHE_DIR or "
                                                               "~/.cache/tsdsl/kernels)")
         sp.add_argument("--emit-pyx", nargs="?", const="-", metavar="FILE",
                         help="write the generated .pyx to FILE, with the shared .pxi files it includes next to it "
-                             "(stdout without FILE: the .pyx alone) instead of building")
+                             "(stdout without FILE: the .pyx alone) instead of building (default: build only)")
         sp.add_argument("--build", action="store_true", help="with --emit-pyx: build as well")
         sp.add_argument("--force", action="store_true", help="rebuild even when the cache has the kernel")
         with_set(sp)

@@ -47,7 +47,8 @@ def load_chain(spec: S.Spec, sink: DiagnosticSink, seen: tuple[str, ...] = ()) -
     base = Path(spec.file).parent if spec.file not in ("<spec>", "<string>") else Path.cwd()
     target = resolve_extends(st.path, base)
     if target is None:
-        sink.error(codes.EXTENDS, f"cannot find the extended spec {st.path!r}", st.span)
+        sink.error(codes.EXTENDS, f"cannot find the extended spec {st.path!r}" + did_you_mean(st.path, base),
+                   st.span)
         return [spec]
     key = str(target.resolve())
     if key in seen or key == str(Path(spec.file).resolve()):
@@ -70,6 +71,37 @@ def resolve_extends(name: str, base: Path) -> Optional[Path]:
     except ModuleNotFoundError:
         pass
     return None
+
+
+def did_you_mean(name: str, base: Path) -> str:
+    """``"; did you mean `arc-eager`?"`` for a spec name or path that was not found: the
+    closest packaged system name (readings included) and ``.ts`` file beside the path, or
+    ``""`` when nothing is close."""
+    import difflib
+
+    stem = name[:-3] if name.endswith(".ts") else name
+    candidates: dict[str, str] = {}  # what is compared -> what is shown
+    try:
+        from importlib.resources import files
+
+        root = Path(str(files("tsdsl.systems")))
+        for p in list(root.glob("*.ts")) + list(root.glob("readings/*.ts")):
+            shown = p.relative_to(root).with_suffix("").as_posix()
+            candidates[shown] = shown
+    except (ModuleNotFoundError, OSError):
+        pass
+    folder = Path(name).parent
+    try:
+        siblings = list((base / folder).glob("*.ts")) if str(folder) not in ("", ".") or name.endswith(".ts") else []
+    except OSError:
+        siblings = []
+    for p in siblings:
+        shown = (folder / p.name).as_posix() if str(folder) not in ("", ".") else p.name
+        candidates[shown[:-3]] = shown
+    close = difflib.get_close_matches(stem, list(candidates), n=1, cutoff=0.75)
+    if not close:
+        return ""
+    return f"; did you mean `{candidates[close[0]]}`?"
 
 
 def is_file(p) -> bool:

@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import Optional
 
 from .. import ir
-from ..errors import Diagnostic, DiagnosticSink, SpecSemanticError, source_line
+from ..errors import Diagnostic, DiagnosticSink, SpecSemanticError, SpecSyntaxError, Span, source_line
 from . import syntax as S
-from .chain import is_file, load_chain, merge, resolve_extends
+from . import codes
+from .chain import did_you_mean, is_file, load_chain, merge, resolve_extends
 from .context import Context
 from .lower import lower_system
 from .parse import parse_file, parse_spec
@@ -30,6 +31,11 @@ def load_system(path: str | Path, overrides: Optional[dict[str, int | None]] = N
         packaged = resolve_extends(str(path), Path.cwd())
         if packaged is not None:
             p = packaged
+        elif not p.exists():
+            hint = did_you_mean(str(path), Path.cwd())
+            if hint:  # a mistyped name or path: say what it probably meant
+                raise SpecSyntaxError([Diagnostic(codes.UNREADABLE, "no such spec file or packaged system" + hint,
+                                                  Span(str(path), 0, 0))])
     return check_spec(parse_file(p), overrides)
 
 

@@ -1,0 +1,300 @@
+"""Pictures: ``tsdsl draw`` (trees as SVG/HTML) and ``tsdsl trace --html``.
+
+The SVG must be well-formed XML whatever the words hold, with exactly one arc element per
+attached word; crossing arcs, wrong heads and wrong labels are marked exactly where a
+reference computed here (from the head vectors, not from the picture) says; an HTML page
+holds the same SVG, self-contained; bad input gets a located error and no file.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+from strategies import conllu_block, labelled_trees, trees, word_forms
+from tsdsl import load_system
+from tsdsl.cli import main
+from tsdsl.draw import draw_sentences, parse_ranges, render_html, render_svg
+from tsdsl.draw.svg import esc
+from tsdsl.errors import UsageError
+from tsdsl.treebank.conllu import parse_conllu
+
+NS = "{http://www.w3.org/2000/svg}"
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "docs" / "examples" / "sample.conllu"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def classes(el) -> set[str]:
+    return set((el.get("class") or "").split())
+
+
+def arcs_of(root) -> list:
+    """The arc elements (class ``arc``) of a parsed SVG, in document order."""
+    return [el for el in root.iter(NS + "g") if "arc" in classes(el) and el.get("data-dep") is not None]
+
+
+def sentences_svg(svg_text: str) -> list:
+    """Each sentence group of a stacked SVG."""
+    root = ET.fromstring(svg_text.split("?>", 1)[1] if svg_text.startswith("<?xml") else svg_text)
+    return [g for g in root.iter(NS + "g") if "sentence" in classes(g)]
+
+
+def crossing_words(heads) -> set[int]:
+    """Reference: dependents of arcs that cross another (root at 0, shared ends never cross)."""
+    spans = {d: (min(h, d), max(h, d)) for d, h in enumerate(heads, start=1)}
+    out = set()
+    for d1, (a, b) in spans.items():
+        for d2, (c, e) in spans.items():
+            if a < c < b < e or c < a < e < b:
+                out |= {d1, d2}
+    return out
+
+
+def one_sentence(forms, heads, labels, **kw):
+    return parse_conllu(conllu_block(forms, heads, labels, **kw), "t.conllu")
+
+
+@st.composite
+def forms_and_tree(draw, max_n=10):
+    heads, labels = draw(labelled_trees(max_n=max_n))
+    forms = draw(st.lists(word_forms(), min_size=len(heads), max_size=len(heads)))
+    return forms, heads, labels
+
+
+# ---- the SVG --------------------------------------------------------------------------
+
+@given(forms_and_tree())
+def test_svg_is_xml_with_one_arc_per_word_and_the_words_as_written(case):
+    forms, heads, labels = case
+    drawn, _ = draw_sentences(one_sentence(forms, heads, labels, sent_id="a&b <c>"))
+    svg = render_svg(drawn, with_gold=False)
+    (group,) = sentences_svg(svg)
+    arcs = arcs_of(group)
+    assert sorted(int(a.get("data-dep")) for a in arcs) == list(range(1, len(heads) + 1))
+    assert {int(a.get("data-dep")): int(a.get("data-head")) for a in arcs} == dict(enumerate(heads, start=1))
+    words = [t.text for t in group.iter(NS + "text") if "word" in classes(t)]
+    assert words == list(forms)
+    labels_drawn = {int(a.get("data-dep")): a.find(NS + "text").text for a in arcs}
+    assert labels_drawn == dict(enumerate(labels, start=1))
+    roots = [a for a in arcs if "root" in classes(a)]
+    assert [int(a.get("data-dep")) for a in roots] == [d for d, h in enumerate(heads, start=1) if h == 0]
+
+
+@given(labelled_trees(max_n=10))
+def test_exactly_the_crossing_arcs_are_marked(tree):
+    heads, labels = tree
+    drawn, _ = draw_sentences(one_sentence(["w"] * len(heads), heads, labels))
+    (group,) = sentences_svg(render_svg(drawn, with_gold=False))
+    marked = {int(a.get("data-dep")) for a in arcs_of(group) if "crossing" in classes(a)}
+    assert marked == crossing_words(heads)
+    assert drawn[0].crossing == len(marked)
+
+
+@given(st.integers(1, 9).flatmap(lambda n: st.tuples(labelled_trees(min_n=n, max_n=n, labels=("a", "b")),
+                                                      labelled_trees(min_n=n, max_n=n, labels=("a", "b")))))
+def test_wrong_heads_and_labels_are_marked_against_gold(pair):
+    (ph, pl), (gh, gl) = pair
+    pred = one_sentence(["w"] * len(ph), ph, pl)
+    gold = one_sentence(["w"] * len(gh), gh, gl)
+    drawn, _ = draw_sentences(pred, gold)
+    (group,) = sentences_svg(render_svg(drawn, with_gold=True))
+    by_dep = {int(a.get("data-dep")): classes(a) for a in arcs_of(group)}
+    for d in range(1, len(ph) + 1):
+        wrong_head = ph[d - 1] != gh[d - 1]
+        wrong_label = not wrong_head and pl[d - 1] != gl[d - 1]
+        assert ("wrong-head" in by_dep[d]) == wrong_head, d
+        assert ("wrong-label" in by_dep[d]) == wrong_label, d
+    gold_arcs = [g for g in group.iter(NS + "g") if "gold" in classes(g)]
+    assert sorted((int(g.get("data-head")), int(g.get("data-dep"))) for g in gold_arcs) == \
+        sorted((gh[d - 1], d) for d in range(1, len(ph) + 1) if ph[d - 1] != gh[d - 1])
+    assert drawn[0].wrong_heads == len(gold_arcs)
+
+
+def test_escaping_of_markup_in_words_ids_and_text():
+    text = conllu_block(["<b>", "&amp;", "]]>", "\"'"], [0, 1, 1, 1], ["root", "a<b", "c&d", "e"],
+                        sent_id="<script>alert(1)</script>")
+    sentences = parse_conllu("# text = x < y & z\n" + text, "t.conllu")
+    drawn, _ = draw_sentences(sentences)
+    svg = render_svg(drawn, with_gold=False)
+    html = render_html(drawn, title="<title> & co", with_gold=False)
+    for page in (svg, html):
+        assert "<script>" not in page and "<b>" not in page
+    (group,) = sentences_svg(svg)
+    assert [t.text for t in group.iter(NS + "text") if "word" in classes(t)] == ["<b>", "&amp;", "]]>", "\"'"]
+    assert esc("a\x01b") == "a\ufffdb"  # characters XML 1.0 forbids are replaced
+
+
+def test_html_is_one_self_contained_page_holding_the_svg(tmp_path, capsys):
+    out = tmp_path / "page.html"
+    code, stdout, _ = run(capsys, "draw", str(SAMPLE), "-o", str(out))
+    assert code == 0 and str(out) in stdout
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<style>" in page
+    assert not re.search(r"<(link|script|img)\b|\bsrc=|url\((?!#)", page)  # nothing loaded from elsewhere
+    svgs = [ET.fromstring(m) for m in re.findall(r"<svg\b.*?</svg>", page, re.S)]
+    sentences = parse_conllu(SAMPLE.read_text(encoding="utf-8"), str(SAMPLE))
+    counted = [len(arcs_of(s)) for s in svgs if arcs_of(s)]
+    assert counted == [s.n for s in sentences]
+    for s in sentences:
+        assert s.sent_id in page and s.text in page
+
+
+def test_svg_output_stacks_every_sentence(tmp_path, capsys):
+    out = tmp_path / "trees.svg"
+    assert run(capsys, "draw", str(SAMPLE), "-o", str(out))[0] == 0
+    groups = sentences_svg(out.read_text(encoding="utf-8"))
+    assert [len(arcs_of(g)) for g in groups] == [5, 8]
+
+
+def test_gold_file_on_the_command_line(tmp_path, capsys):
+    pred = tmp_path / "pred.conllu"
+    text = SAMPLE.read_text(encoding="utf-8").replace("5\tHouston\tHouston\tPROPN\t_\t_\t3\tnmod",
+                                                       "5\tHouston\tHouston\tPROPN\t_\t_\t1\tnmod")
+    text = text.replace("2\tthe\tthe\tDET\t_\t_\t3\tdet", "2\tthe\tthe\tDET\t_\t_\t3\tamod")
+    pred.write_text(text, encoding="utf-8")
+    code, stdout, _ = run(capsys, "draw", str(pred), str(SAMPLE), "-o", str(tmp_path / "p.svg"))
+    assert code == 0 and "1 wrong head, 1 wrong label" in stdout
+    (first, _) = sentences_svg((tmp_path / "p.svg").read_text(encoding="utf-8"))
+    marks = {int(a.get("data-dep")): classes(a) & {"wrong-head", "wrong-label"} for a in arcs_of(first)}
+    assert marks == {1: set(), 2: {"wrong-label"}, 3: set(), 4: set(), 5: {"wrong-head"}}
+
+
+def test_sentence_ranges_and_limit(tmp_path, capsys):
+    out = tmp_path / "x.svg"
+    assert run(capsys, "draw", str(SAMPLE), "-o", str(out), "--sentences", "2")[0] == 0
+    assert [len(arcs_of(g)) for g in sentences_svg(out.read_text(encoding="utf-8"))] == [8]
+    code, _, err = run(capsys, "draw", str(SAMPLE), "-o", str(out), "--limit", "1")
+    assert code == 0 and "first 1 of 2" in err
+    assert [len(arcs_of(g)) for g in sentences_svg(out.read_text(encoding="utf-8"))] == [5]
+    assert parse_ranges("1-3, 7,9-") == [(1, 3), (7, 7), (9, None)]
+    for bad in ("x", "3-1", "0", "1-x"):
+        with pytest.raises(UsageError):
+            parse_ranges(bad)
+
+
+# ---- errors ---------------------------------------------------------------------------
+
+def test_missing_file_is_an_error_without_traceback(tmp_path, capsys):
+    out = tmp_path / "x.html"
+    code, _, err = run(capsys, "draw", str(tmp_path / "nope.conllu"), "-o", str(out))
+    assert code == 1 and "nope.conllu" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_bad_conllu_names_file_and_line(tmp_path, capsys):
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tA\t_\tX\t_\t_\t0\troot\t_\t_\n2\tB\t_\tX\t_\t_\tseven\tdep\t_\t_\n\n", encoding="utf-8")
+    out = tmp_path / "x.html"
+    code, _, err = run(capsys, "draw", str(bad), "-o", str(out))
+    assert code == 1 and f"{bad}:2:" in err and not out.exists()
+    code, _, err = run(capsys, "draw", str(SAMPLE), str(bad), "-o", str(out))
+    assert code == 1 and f"{bad}:2:" in err and not out.exists()
+
+
+def test_gold_of_another_shape_is_refused(tmp_path, capsys):
+    short = tmp_path / "short.conllu"
+    blocks = SAMPLE.read_text(encoding="utf-8").split("\n\n")
+    short.write_text(blocks[0] + "\n\n", encoding="utf-8")
+    out = tmp_path / "x.svg"
+    code, _, err = run(capsys, "draw", str(SAMPLE), str(short), "-o", str(out))
+    assert code == 2 and "2 sentences" in err and "has 1" in err and not out.exists()
+    other = tmp_path / "other.conllu"
+    other.write_text(conllu_block(["a", "b"], [0, 1], ["root", "x"]) + blocks[1] + "\n\n", encoding="utf-8")
+    code, _, err = run(capsys, "draw", str(SAMPLE), str(other), "-o", str(out))
+    assert code == 2 and f"{SAMPLE}:1: sentence 1 has 5 words" in err and f"{other}:1 has 2" in err
+
+
+def test_output_suffix_must_say_the_format(tmp_path, capsys):
+    code, _, err = run(capsys, "draw", str(SAMPLE), "-o", str(tmp_path / "x.png"))
+    assert code == 2 and ".html or .svg" in err and not (tmp_path / "x.png").exists()
+
+
+# ---- trace --html ---------------------------------------------------------------------
+
+SLP3 = "RIGHT-ARC SHIFT LEFT-ARC RIGHT-ARC SHIFT LEFT-ARC RIGHT-ARC REDUCE REDUCE REDUCE"
+
+
+def panels(page: str) -> list[tuple[str, ET.Element]]:
+    """(action, parsed SVG) of each step panel."""
+    out = []
+    for m in re.finditer(r'<section class="panel".*?<span class="action">(.*?)</span>.*?(<svg\b.*?</svg>)', page, re.S):
+        out.append((m.group(1), ET.fromstring(m.group(2))))
+    return out
+
+
+def test_trace_html_draws_each_step_with_the_specs_lists(tmp_path, capsys):
+    out = tmp_path / "t.html"
+    code, stdout, _ = run(capsys, "trace", "arc-eager-slp", "--words", "Book the flight through Houston",
+                          "--actions", SLP3, "--html", str(out))
+    assert code == 0
+    got = panels(out.read_text(encoding="utf-8"))
+    assert [a for a, _ in got] == SLP3.split() + ["(terminal)"]
+    names = [d.name for d in load_system("arc-eager-slp").lists]
+    for k, (action, svg) in enumerate(got):
+        shown = [t.text for t in svg.iter(NS + "text") if "listname" in classes(t)]
+        assert shown == names
+        arcs = arcs_of(svg)
+        added = [a for a in arcs if "added" in classes(a)]
+        assert len(added) == (1 if "ARC" in action else 0)
+        built_before = sum("ARC" in a for a in SLP3.split()[:k])
+        assert len(arcs) == built_before + len(added)  # the arcs so far, and the one this step adds
+    final = arcs_of(got[-1][1])  # positions: the root is token 0 on the left, word k at k
+    assert sorted((int(a.get("data-head")), int(a.get("data-dep"))) for a in final) == \
+        sorted([(0, 1), (3, 2), (1, 3), (5, 4), (3, 5)])
+
+
+@given(st.sampled_from(["attardi", "covington", "arc-hybrid"]), trees(min_n=1, max_n=5))
+def test_trace_html_follows_the_oracle_for_any_lists(tmp_path_factory, name, heads):
+    d = tmp_path_factory.mktemp("trace")
+    gold = d / "g.conllu"
+    gold.write_text(conllu_block([f"w{k}" for k in range(1, len(heads) + 1)], heads, ["x"] * len(heads)),
+                    encoding="utf-8")
+    out = d / "t.html"
+    assert main(["trace", name, "--gold", str(gold), "--html", str(out)]) == 0
+    got = panels(out.read_text(encoding="utf-8"))
+    names = [x.name for x in load_system(name).lists]
+    assert got and got[-1][0] == "(terminal)"
+    for _, svg in got:
+        assert [t.text for t in svg.iter(NS + "text") if "listname" in classes(t)] == names
+    assert len(arcs_of(got[-1][1])) <= len(heads)
+
+
+def test_trace_html_needs_an_html_name(tmp_path, capsys):
+    code, _, err = run(capsys, "trace", "arc-eager", "--n", "2", "--actions", "SHIFT", "--html", str(tmp_path / "t.svg"))
+    assert code == 2 and ".html" in err
+
+
+def test_trace_html_marks_the_arc_an_overwrite_removes(tmp_path, capsys):
+    out = tmp_path / "t.html"
+    code, stdout, _ = run(capsys, "trace", "arc-eager-nm-2013", "--words", "a b c", "--actions",
+                          "SHIFT RIGHT-ARC LEFT-ARC", "--html", str(out))
+    assert code == 0 and "(removed a -> b)" in stdout
+    got = panels(out.read_text(encoding="utf-8"))
+    assert [a for a, _ in got] == ["SHIFT", "RIGHT-ARC", "LEFT-ARC", "(end)"]
+    marks = [{(int(a.get("data-head")), int(a.get("data-dep"))): classes(a) - {"arc"} for a in arcs_of(svg)}
+             for _, svg in got]
+    assert marks[1] == {(1, 2): {"added"}}
+    assert marks[2] == {(1, 2): {"removed"}, (3, 2): {"added"}}
+    assert marks[3] == {(3, 2): set()}
+
+
+def test_the_page_gets_the_mode_open_would_give(tmp_path, capsys):
+    import os
+
+    mask = os.umask(0o022)
+    try:
+        out = tmp_path / "page.html"
+        assert run(capsys, "draw", str(SAMPLE), "-o", str(out))[0] == 0
+        assert out.stat().st_mode & 0o777 == 0o644  # not mkstemp's private 0600
+    finally:
+        os.umask(mask)

@@ -1,0 +1,64 @@
+"""Packaged systems by name: every command that takes a SPEC resolves names the same way, and
+a mistyped name or path gets a 'did you mean' with no traceback."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from tsdsl.cli import build_parser, main
+from tsdsl.lang import packaged_systems
+from tsdsl.lang.chain import did_you_mean
+
+from test_help import subparsers
+
+COMMANDS = subparsers(build_parser())
+SPEC_COMMANDS = sorted(name for name, sp in COMMANDS.items()
+                       if any(a.dest in ("spec", "specs") for a in sp._actions))
+
+
+def argv_for(name: str, spec: str) -> list[str]:
+    """``tsdsl NAME SPEC`` with placeholders for the other required arguments."""
+    argv = [name]
+    for a in COMMANDS[name]._actions:
+        if isinstance(a, argparse._HelpAction):
+            continue
+        if a.dest in ("spec", "specs"):
+            argv.append(spec)
+        elif not a.option_strings and a.nargs not in ("?", "*"):
+            argv.append("placeholder.conllu")
+        elif a.required:
+            argv += [a.option_strings[0], "placeholder"]
+    return argv
+
+
+def test_the_commands_taking_specs_are_found():
+    assert {"check", "show", "trace", "compile", "verify", "coverage", "check-oracle", "derive-oracle",
+            "train"} <= set(SPEC_COMMANDS)
+
+
+@pytest.mark.parametrize("name", SPEC_COMMANDS)
+def test_a_mistyped_name_gets_did_you_mean(name, capsys):
+    code = main(argv_for(name, "arc-eagr"))
+    err = capsys.readouterr().err
+    assert code != 0
+    assert "arc-eagr:0:0: error[TS001]: no such spec file or packaged system; did you mean `arc-eager`?" in err
+    assert "Traceback" not in err
+
+
+def test_names_and_paths_are_suggested(tmp_path):
+    (tmp_path / "mine.ts").write_text("system mine\n", encoding="utf-8")
+    assert did_you_mean("covingtn", tmp_path) == "; did you mean `covington`?"
+    assert did_you_mean("readings/arc-hybrid-literl", tmp_path) == "; did you mean `readings/arc-hybrid-literal`?"
+    assert did_you_mean("mien.ts", tmp_path) == "; did you mean `mine.ts`?"
+    assert did_you_mean("sub/mine.ts", tmp_path) == ""
+    assert did_you_mean("zzzzzz", tmp_path) == ""
+
+
+def test_every_packaged_name_loads_through_the_command_line(capsys):
+    names = [n for n, _ in packaged_systems()]
+    assert "arc-eager" in names
+    assert main(["check", *names]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out] == names

@@ -1,0 +1,63 @@
+"""Commands that draw: draw (trees of a CoNLL-U file as HTML or SVG).  ``trace --html``
+lives with ``trace`` in :mod:`.specs`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..errors import UsageError
+from .base import Command
+
+DEFAULT_LIMIT = 100
+
+
+class Draw(Command):
+    name = "draw"
+    help = "draw the trees of a CoNLL-U file (wrong heads and labels marked against a gold file) as HTML or SVG"
+
+    def configure(self, sp) -> None:
+        sp.add_argument("file", metavar="FILE.conllu", help="the trees to draw (a parser's output, say)")
+        sp.add_argument("gold", metavar="GOLD.conllu", nargs="?", default=None,
+                        help="gold trees of the same sentences: mark wrong heads and labels (default: none)")
+        sp.add_argument("-o", "--output", metavar="OUT.html|OUT.svg", required=True,
+                        help="the picture to write: one HTML page, or one SVG with the sentences stacked "
+                             "(chosen by the suffix)")
+        sp.add_argument("--sentences", metavar="RANGES", default=None,
+                        help="which sentences, 1-based, e.g. 1-10,15,20- (default: all, up to --limit)")
+        sp.add_argument("--limit", type=int, metavar="N", default=DEFAULT_LIMIT,
+                        help=f"draw at most N of the chosen sentences; 0 for no limit (default {DEFAULT_LIMIT})")
+        sp.add_argument("--title", default=None, help="the page title (default: the file names)")
+
+    def run(self, args) -> int:
+        from ..draw import draw_sentences, parse_ranges, render_html, render_svg
+        from ..draw.pages import summary
+        from ..files import write_atomic
+        from ..treebank.conllu import read_conllu
+
+        out = Path(args.output)
+        kind = out.suffix.lower()
+        if kind not in (".html", ".htm", ".svg"):
+            raise UsageError(f"-o {args.output}: the output must end in .html or .svg")
+        if args.limit < 0:
+            raise UsageError(f"--limit must be 0 (no limit) or more, got {args.limit}")
+        ranges = parse_ranges(args.sentences) if args.sentences else None
+        sentences = read_conllu(args.file, require_heads=False, allow_multiple_roots=True)
+        gold = read_conllu(args.gold, allow_multiple_roots=True) if args.gold else None
+        drawn, chosen = draw_sentences(sentences, gold, ranges, args.limit or None)
+        if not drawn:
+            raise UsageError(f"{args.file}: no sentence to draw ({len(sentences)} in the file"
+                             + (f", none in --sentences {args.sentences})" if ranges else ")"))
+        note = ""
+        if len(drawn) < chosen:
+            note = f"drew the first {len(drawn)} of {chosen} sentences (--limit {args.limit}; --limit 0 for all)"
+            print(f"tsdsl: {note}", file=sys.stderr)
+        with_gold = gold is not None
+        if kind == ".svg":
+            text = render_svg(drawn, with_gold=with_gold)
+        else:
+            title = args.title or (f"{args.file} against {args.gold}" if args.gold else args.file)
+            text = render_html(drawn, title=title, with_gold=with_gold, note=note)
+        write_atomic(out, text)
+        print(f"{args.output}: {summary(drawn, with_gold=with_gold)}")
+        return 0

@@ -1,0 +1,189 @@
+"""``tsdsl draw``: the trees of a CoNLL-U file as one HTML page or one SVG file.
+
+Each sentence becomes a :class:`~.arcs.Diagram` with an artificial ``ROOT`` at position 0 (as
+the evaluation counts crossing arcs) and one arc per attached word.  Arcs that cross another
+are dashed; with a gold file, a word whose head is wrong gets a red arc (and its gold arc,
+dotted, under the words), one whose head is right but label wrong an orange arc.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from ..errors import UsageError
+from ..treebank.conllu import Sentence
+from .arcs import Arc, Diagram, Token, crossing_pairs
+from .svg import esc, fmt, html_page, svg_document, text_width
+
+LEGEND = (("root", "root arc"), ("crossing", "crossing (non-projective) arc"), ("wrong-head", "wrong head"),
+          ("gold", "its gold arc (under the words)"), ("wrong-label", "right head, wrong label"))
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One sentence drawn: its heading, the SVG body, its size and what was counted."""
+
+    number: int
+    heading: str
+    text: Optional[str]
+    body: str
+    width: float
+    height: float
+    arcs: int
+    crossing: int
+    wrong_heads: int
+    wrong_labels: int
+
+
+def counted(n: int, noun: str) -> str:
+    """``counted(1, "wrong head")`` is ``"1 wrong head"``, ``counted(2, ...)`` ``"2 wrong heads"``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def summary(drawn: Sequence[Drawn], *, with_gold: bool) -> str:
+    """What was drawn, in words: ``"2 sentences, 13 arcs, 3 crossing"`` (and the errors against gold)."""
+    text = (f"{counted(len(drawn), 'sentence')}, {counted(sum(d.arcs for d in drawn), 'arc')}, "
+            f"{sum(d.crossing for d in drawn)} crossing")
+    if with_gold:
+        text += (f", {counted(sum(d.wrong_heads for d in drawn), 'wrong head')}, "
+                 f"{counted(sum(d.wrong_labels for d in drawn), 'wrong label')}")
+    return text
+
+
+def parse_ranges(text: str) -> list[tuple[int, Optional[int]]]:
+    """``"1-10,15,20-"`` to ``[(1, 10), (15, 15), (20, None)]`` (1-based, inclusive).
+
+    Raises:
+        UsageError: not a list of N, N-M or N- with 1 <= N <= M.
+    """
+    out: list[tuple[int, Optional[int]]] = []
+    for part in text.replace(" ", "").split(","):
+        lo, sep, hi = part.partition("-")
+        try:
+            a = int(lo)
+            b = (int(hi) if hi else None) if sep else a
+        except ValueError:
+            raise UsageError(f"--sentences: expected ranges such as 1-10,15,20-, got {text!r}") from None
+        if a < 1 or (b is not None and b < a):
+            raise UsageError(f"--sentences: {part!r} is not a range of sentence numbers (1-based, N-M with N <= M)")
+        out.append((a, b))
+    return out
+
+
+def select(count: int, ranges: Optional[Sequence[tuple[int, Optional[int]]]]) -> list[int]:
+    """The 0-based indices ``ranges`` pick out of ``count`` sentences, in file order."""
+    if not ranges:
+        return list(range(count))
+    return [k for k in range(count) if any(a <= k + 1 <= (b if b is not None else count) for a, b in ranges)]
+
+
+def draw_sentence(sentence: Sentence, number: int, gold: Optional[Sentence] = None) -> Drawn:
+    """The diagram of one sentence, compared with ``gold`` when given.
+
+    Raises:
+        UsageError: ``gold`` has another number of words (naming both files and lines).
+    """
+    if gold is not None and gold.n != sentence.n:
+        raise UsageError(f"{sentence.file}:{sentence.line}: sentence {number} has {sentence.n} words, but "
+                         f"{gold.file}:{gold.line} has {gold.n}")
+    tokens = [Token("ROOT", css="rootword")]
+    tokens += [Token(w.form, w.upos if w.upos != "_" else "", str(k + 1)) for k, w in enumerate(sentence.words)]
+    heads, labels, forms = sentence.heads, sentence.deprels, sentence.forms
+    name = lambda h: "ROOT" if h == 0 else f"{forms[h - 1]} ({h})"
+    plain: list[Arc] = []
+    for d, (h, lab) in enumerate(zip(heads, labels), start=1):
+        if h is not None and 0 <= h <= sentence.n:
+            plain.append(Arc(h, d, None if lab == "_" else lab))
+    crossing = crossing_pairs(plain)
+    arcs: list[Arc] = []
+    below: list[Arc] = []
+    wrong_heads = wrong_labels = 0
+    for i, a in enumerate(plain):
+        css = []
+        title = f"{name(a.head)} → {name(a.dep)}" + (f" ({a.label})" if a.label else "")
+        if a.head == 0:
+            css.append("root")
+        if i in crossing:
+            css.append("crossing")
+            title += "; crosses another arc"
+        if gold is not None:
+            gh, gl = gold.heads[a.dep - 1], gold.deprels[a.dep - 1]
+            if gh != a.head:
+                css.append("wrong-head")
+                wrong_heads += 1
+                title += f"; wrong head: gold is {name(gh) if gh is not None else 'none'}" + (f" ({gl})" if gl != "_" else "")
+                if gh is not None:
+                    below.append(Arc(gh, a.dep, None if gl == "_" else gl, ("gold-head",),
+                                     f"gold: {name(gh)} → {name(a.dep)} ({gl})"))
+            elif gl != (a.label or "_"):
+                css.append("wrong-label")
+                wrong_labels += 1
+                title += f"; wrong label: gold is {gl}"
+        arcs.append(Arc(a.head, a.dep, a.label, tuple(css), title))
+    body, width, height = Diagram(tokens, arcs, below).render()
+    heading = f"{number}" + (f" · {sentence.sent_id}" if sentence.sent_id else "")
+    return Drawn(number, heading, sentence.text, body, width, height, len(arcs), len(crossing), wrong_heads,
+                 wrong_labels)
+
+
+def draw_sentences(sentences: Sequence[Sentence], gold: Optional[Sequence[Sentence]] = None,
+                   ranges: Optional[Sequence[tuple[int, Optional[int]]]] = None,
+                   limit: Optional[int] = None) -> tuple[list[Drawn], int]:
+    """Draw the selected sentences (at most ``limit``); also returns how many were selected.
+
+    Raises:
+        UsageError: ``gold`` holds another number of sentences, or a sentence another number of words.
+    """
+    if gold is not None and len(gold) != len(sentences):
+        first = sentences[0].file if sentences else "the file"
+        gfile = gold[0].file if gold else "the gold file"
+        raise UsageError(f"{first} has {len(sentences)} sentences but {gfile} has {len(gold)}")
+    chosen = select(len(sentences), ranges)
+    shown = chosen if limit is None else chosen[:limit]
+    return [draw_sentence(sentences[k], k + 1, gold[k] if gold is not None else None) for k in shown], len(chosen)
+
+
+def _legend_svg(with_gold: bool) -> tuple[str, float]:
+    """The legend as one row of SVG: a short arc sample and its meaning per entry."""
+    entries = [(c, t) for c, t in LEGEND if with_gold or c not in ("wrong-head", "gold", "wrong-label")]
+    parts, x = [], 8.0
+    for css, label in entries:
+        marker = "arrow-" + css
+        shape = f"M{fmt(x)},8 V18 H{fmt(x + 22)} V8" if css == "gold" else f"M{fmt(x)},18 V8 H{fmt(x + 22)} V18"
+        kind = "gold" if css == "gold" else f"arc {css}"
+        parts.append(f'<g class="legend-{css} {kind}"><path d="{shape}" marker-end="url(#{marker})"/></g>')
+        parts.append(f'<text x="{fmt(x + 30)}" y="17">{esc(label)}</text>')
+        x += 40 + text_width(label, 12.0)
+    return f'<g class="legend">{"".join(parts)}</g>', x
+
+
+def render_svg(drawn: Sequence[Drawn], *, with_gold: bool) -> str:
+    """One standalone SVG: the legend, then every sentence under a caption, stacked."""
+    legend, width = _legend_svg(with_gold)
+    parts, y = [legend], 34.0
+    for d in drawn:
+        caption = d.heading + (f": {d.text}" if d.text else "")
+        parts.append(f'<text class="caption" x="8" y="{fmt(y + 14)}">{esc(caption)}</text>')
+        parts.append(f'<g class="sentence" data-sentence="{d.number}" transform="translate(0,{fmt(y + 20)})">'
+                     f"{d.body}</g>")
+        y += 20 + d.height + 16
+        width = max(width, d.width, text_width(caption, 13.0) + 16)
+    return svg_document("".join(parts), width, y, standalone=True) + "\n"
+
+
+def render_html(drawn: Sequence[Drawn], *, title: str, with_gold: bool, note: str = "") -> str:
+    """One self-contained HTML page: style sheet inline, one inline SVG per sentence."""
+    legend, lw = _legend_svg(with_gold)
+    sections = []
+    for d in drawn:
+        stats = summary([d], with_gold=with_gold).split(", ", 1)[1]
+        text = f'<p class="text">{esc(d.text)}</p>' if d.text else ""
+        sections.append(f'<section id="s{d.number}"><h2>{esc(d.heading)} <small>{esc(stats)}</small></h2>{text}'
+                        f'<div class="scroll">{svg_document(d.body, d.width, d.height, markers=False)}</div>'
+                        f"</section>")
+    return html_page(title, svg_document(legend, lw, 26) + (f"<p>{esc(note)}</p>" if note else "")
+                     + "\n".join(sections))
+
+
+__all__ = ["Drawn", "counted", "summary", "draw_sentence", "draw_sentences", "parse_ranges", "render_html", "render_svg"]
