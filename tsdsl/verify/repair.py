@@ -315,8 +315,8 @@ def find_repair(system: ir.System, *, max_n: int = VERIFY_N, screen_n: int = SCR
         return result
     if not set(original.properties) <= {"progress", "termination"}:
         raise UsageError(f"{system.source_file}: {original.describe()}; --repair restores progress and "
-                         "termination while keeping soundness and completeness, which this spec does not "
-                         "have to keep")
+                         "termination and keeps soundness and completeness; it cannot repair "
+                         f"{' or '.join(p for p in original.properties if p not in ('progress', 'termination'))}")
     singles = single_edits(system)
     usable = frozenset(used_actions(system, screen_n))
     say(f"{len(singles)} single edits; screening candidates up to size {max_size} at n <= {screen_n}")
