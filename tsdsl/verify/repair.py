@@ -17,7 +17,9 @@ pattern binds (in pattern order) ``has_head(x)``, ``is_root(x)`` (systems with a
 ``FLAG[x]`` for every token flag; ``x -> y`` for every ordered pair of those variables;
 every global flag; then for every declared list ``empty(L)`` and ``len(L) == 1``.  A literal
 whose atom already stands at the top level of ``G`` is not added (that would be a drop or
-make the guard constant), nor is a disjunct added to a guard that is ``true``.
+make the guard constant), nor is a disjunct added to a guard that is ``true``, nor a
+conjunct that the language's static check proves the case can then never apply (``empty(β)``
+for a pattern ``b|β``; the language refuses such a case, TS208).
 
 A *candidate* is a set of single edits (at most one drop of each literal occurrence);
 the edits to one guard combine as ``((G without the dropped literals) and A1 and ...) or
@@ -54,6 +56,7 @@ from ..errors import UsageError
 from ..interp import Interpreter
 from ..ir.walk import pred_text
 from ..lang import load_system_text, parse_file
+from ..lang.static import never_applies
 from ..lang.syntax import GREEK
 from .classes import class_trees
 from .space import SpaceTooLarge, explore, find_cycle
@@ -170,7 +173,7 @@ def single_edits(system: ir.System) -> list[Edit]:
             if g != ir.TRUE:
                 out.extend(Edit(action.name, k, "or", lit) for lit in pool)
             out.extend(Edit(action.name, k, "and", lit) for lit in pool)
-    return out
+    return [e for e in out if can_apply(apply_edits(system, (e,)), (e,))]
 
 
 def apply_edits(system: ir.System, edits: tuple[Edit, ...]) -> ir.System:
@@ -184,6 +187,14 @@ def apply_edits(system: ir.System, edits: tuple[Edit, ...]) -> ir.System:
                       if (a.name, k) in by_case else c for k, c in enumerate(a.cases))
         actions.append(dataclasses.replace(a, cases=cases))
     return dataclasses.replace(system, fixed_actions=tuple(actions))
+
+
+def can_apply(system: ir.System, edits: tuple[Edit, ...]) -> bool:
+    """Whether every case the edits change can still apply as far as the language's static
+    check sees (a case it proves dead is refused by the language: TS208)."""
+    touched = {(e.action, e.case) for e in edits}
+    return not any(never_applies(c, system.root) for a in system.actions for k, c in enumerate(a.cases)
+                   if (a.name, k) in touched)
 
 
 def _guards(system: ir.System) -> tuple:
@@ -328,7 +339,7 @@ def find_repair(system: ir.System, *, max_n: int = VERIFY_N, screen_n: int = SCR
                 continue
             cand = apply_edits(system, combo)
             key = _guards(cand)
-            if key in seen:
+            if key in seen or not can_apply(cand, combo):
                 continue
             seen.add(key)
             result.screened += 1
