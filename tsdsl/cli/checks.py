@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Optional
 
 from ..errors import UsageError
@@ -60,13 +61,14 @@ class Verify(Command):
 
             print(json.dumps([v.to_dict() for v in verdicts], indent=2))
         if args.report:
+            from ..verify.report import hand_written_part
+
             command = "tsdsl verify --report " + args.report + " " + " ".join(args.specs)
-            write_atomic(args.report, render_markdown(verdicts, claims, command))
+            old = Path(args.report).read_text(encoding="utf-8") if Path(args.report).is_file() else ""
+            write_atomic(args.report, render_markdown(verdicts, claims, command) + hand_written_part(old))
         return 0 if all(v.ok for v in verdicts) or args.report else 1
 
     def _repair(self, args) -> int:
-        from pathlib import Path
-
         from ..files import write_atomic
         from ..verify.repair import (VERIFY_N, check_printed, extends_path, find_repair, render_result,
                                      repair_spec)
