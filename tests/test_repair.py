@@ -22,6 +22,7 @@ from tsdsl.lang import load_system
 from tsdsl.treebank.conllu import read_conllu
 from tsdsl.verify.repair import (RepairResult, apply_edits, can_apply, check_printed, extends_path, find_repair, first_failure,
                                  repair_spec, single_edits, used_actions)
+from tsdsl.verify.report import HAND_WRITTEN
 from tsdsl.verify.verifier import verify_system
 
 REPO = Path(__file__).resolve().parent.parent
@@ -172,3 +173,17 @@ def test_repairs_verify_to_seven():
     for spec in (HJ, TC):
         result = find_repair(load_system(spec), max_n=7)
         assert result.status == "repaired" and result.verdict.exhaustive_up_to == 7 and result.verdict.ok
+
+
+def test_a_report_keeps_its_hand_written_end(tmp_path):
+    # docs/verification.md documents the repairs below the marker line; rewriting the report keeps it
+    report = tmp_path / "verification.md"
+    tail = HAND_WRITTEN + "\n\n## Repairs\n\nwritten by hand\n"
+    report.write_text("# an old table\n\n" + tail, encoding="utf-8")
+    code, _, err = cli("verify", "--report", report, "--max-n", "2", "--examples", "0", SYSTEMS / "arc-standard.ts")
+    assert code == 0, err
+    text = report.read_text(encoding="utf-8")
+    assert text.startswith("# Verification verdicts") and "an old table" not in text and text.endswith("\n" + tail)
+    other = tmp_path / "fresh.md"
+    code, _, err = cli("verify", "--report", other, "--max-n", "2", "--examples", "0", SYSTEMS / "arc-standard.ts")
+    assert code == 0 and HAND_WRITTEN not in other.read_text(encoding="utf-8").split("\n", 3)[-1]
