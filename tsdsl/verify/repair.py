@@ -25,20 +25,23 @@ A *candidate* is a set of single edits (at most one drop of each literal occurre
 the edits to one guard combine as ``((G without the dropped literals) and A1 and ...) or
 O1 or ...``.  Its *size* is the number of literals it adds or drops.
 
-**Smallest.**  A candidate must keep every action usable: an action that applies
-somewhere in the original (at the screened lengths) must still apply somewhere, so that
-disabling an action outright never passes for a guard repair.  Candidates are ordered by size, then by the position of their edits in the
+**Smallest.**  Candidates are ordered by size, then by the position of their edits in the
 enumeration order: actions in spec order, cases in order, for each case its drops (in the
 guard's reading order), then its disjuncts, then its conjuncts (each in the literal order
-above): a dead end is a missing move, so allowing a move is tried before forbidding one.  The repair is the first candidate in that order that the verifier accepts;
-candidates that yield the same guards as an earlier one are skipped.
+above): a dead end is a missing move, so allowing a move is tried before forbidding one.
+The repair is the first candidate in that order that passes the checks below; candidates
+that yield the same guards as an earlier one are skipped.  A candidate must also keep
+every action usable: an action that applies somewhere in the original (at the screened
+lengths) must still apply somewhere, so that disabling an action outright never passes for
+a guard repair.
 
 **Checking.**  Every candidate is screened cheaply: sentence lengths 1, 2, ... up to
 ``screen_n`` are explored exhaustively and the candidate is dropped at its first failure
-(a dead end, a cycle, an output outside the ``produces`` class, or a tree of the ``covers``
-class that is not derived).  Survivors of the smallest size that has any are then verified,
-in order, by :func:`~tsdsl.verify.verifier.verify_system` exhaustively up to ``max_n`` (all
-four properties; no random cases) until one holds.
+(a dead end, a cycle, an output outside the ``produces`` class, a tree of the ``covers``
+class that is not derived, more than :data:`SCREEN_LIMIT` configurations, or an action no
+longer usable).  Survivors of the smallest size that has any are then verified, in order,
+by :func:`~tsdsl.verify.verifier.verify_system` exhaustively up to ``max_n`` (all four
+properties; no random cases) until one holds.
 """
 
 from __future__ import annotations
@@ -68,6 +71,9 @@ VERIFY_N = 7
 """Sentence lengths the chosen repair is verified on exhaustively."""
 SCREEN_LIMIT = 300_000
 """Configurations one screened sentence length may have; beyond, the candidate is dropped."""
+VERIFY_LIMIT = 2_000_000
+"""Configurations one sentence length of the original spec may have (as for `tsdsl verify`)."""
+TOO_LARGE = "exploration size"
 
 
 # ---- edits -----------------------------------------------------------------------------
@@ -240,7 +246,7 @@ def first_failure(system: ir.System, max_n: int, *, limit: int = SCREEN_LIMIT, s
         try:
             g = explore(it, n, limit=limit)
         except SpaceTooLarge:
-            return Failure(n, ("exploration (more than %d configurations)" % limit,))
+            return Failure(n, (TOO_LARGE,))
         failing: list[str] = []
         derived = set()
         for node in range(g.size):
@@ -319,7 +325,10 @@ def find_repair(system: ir.System, *, max_n: int = VERIFY_N, screen_n: int = SCR
     repairable(system)
     say = progress or (lambda _msg: None)
     screen_n = min(screen_n, max_n)
-    original = first_failure(system, max_n, stop_early=False)
+    original = first_failure(system, max_n, stop_early=False, limit=VERIFY_LIMIT)
+    if original is not None and TOO_LARGE in original.properties:
+        raise UsageError(f"{system.source_file}: more than {VERIFY_LIMIT:,} configurations at n = {original.n}; "
+                         "verify the repair on shorter sentences (a lower --max-n)")
     result = RepairResult(system, "nothing", original, max_n, screen_n, max_size)
     if original is None:
         result.seconds = round(time.time() - t0, 2)
