@@ -1,8 +1,8 @@
 """`tsdsl verify --repair`: the smallest guard change that restores progress and termination.
 
 CI runs the search with a small verification bound (n <= 5, screened at n <= 4: seconds);
-the documented n = 7 runs are in ``test_repairs_verify_to_seven`` (marked slow: about two
-minutes; ``TSDSL_SLOW=1`` runs it).
+the documented n = 7 runs are in ``test_repairs_verify_to_seven`` (slow: 287 s on a loaded
+2-core machine; ``TSDSL_SLOW=1`` runs it).
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def test_training_a_dead_ending_spec_uses_its_repair(tmp_path):
     # (--no-repair trains the spec as written: tests/test_search_oracle.py)
 
 
-@pytest.mark.skipif(os.environ.get("TSDSL_SLOW") != "1", reason="about two minutes: set TSDSL_SLOW=1 to run it")
+@pytest.mark.skipif(os.environ.get("TSDSL_SLOW") != "1", reason="minutes: set TSDSL_SLOW=1 to run it")
 def test_repairs_verify_to_seven():
     for spec in (HJ, TC):
         result = find_repair(load_system(spec), max_n=7)
