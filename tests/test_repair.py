@@ -101,7 +101,9 @@ def test_what_repair_cannot_do_is_refused_with_the_reason(capsys):
 
 
 def test_the_printed_spec_loads_with_check(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+    deep = tmp_path.joinpath(*"abcdefghij")   # deeper than the '..' of any path to the parent
+    deep.mkdir(parents=True)
+    monkeypatch.chdir(deep)                  # so a relative `extends` can only resolve from its file
     saved = tmp_path / "fixes" / "tc-repaired.ts"
     code, out, err = cli("verify", "--repair", TC, "--max-n", "4", "--screen-n", "4", "--out", saved)
     assert code == 0, err
@@ -114,7 +116,10 @@ def test_the_printed_spec_loads_with_check(tmp_path, monkeypatch):
         assert code == 0 and "OK" in check_out, err
         loaded = load_system(f)
         assert first_failure(loaded, 4) is None
-    assert '"../' in saved.read_text(encoding="utf-8")     # the saved file names its parent relatively
+    # the saved file names its parent by a path relative to itself
+    relative = next(l for l in saved.read_text(encoding="utf-8").splitlines() if l.lstrip().startswith("extends"))
+    relative = relative.split('"')[1]
+    assert relative.startswith("../") and (saved.parent / relative).resolve() == TC.resolve()
 
 
 @settings(max_examples=40)

@@ -90,6 +90,7 @@ class Verify(Command):
         check_printed(result, text, str(Path(system.source_file).with_name("repaired-check.ts")))
         if args.out:
             out = Path(args.out)
+            out.parent.mkdir(parents=True, exist_ok=True)  # the relative `extends` is checked through it
             saved = repair_spec(result, extends_path(system.source_file, str(out.resolve().parent)))
             check_printed(result, saved, str(out.resolve()))
             write_atomic(out, saved)
