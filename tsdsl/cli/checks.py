@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Optional
 
 from ..errors import UsageError
@@ -18,7 +19,8 @@ class Verify(Command):
 
     def configure(self, sp) -> None:
         spec_argument(sp, many=True)
-        sp.add_argument("--max-n", type=int, default=6, help="exhaustive up to this sentence length (default 6)")
+        sp.add_argument("--max-n", type=int, default=None,
+                        help="exhaustive up to this sentence length (default 6; 7 with --repair)")
         sp.add_argument("--random-max-n", type=int, default=30, help="random checks up to this length (default 30)")
         sp.add_argument("--examples", type=int, default=50, help="Hypothesis examples per random check (default 50)")
         sp.add_argument("--budget", type=int, default=5000,
@@ -26,9 +28,22 @@ class Verify(Command):
         sp.add_argument("--json", action="store_true", help="machine-readable output")
         sp.add_argument("--report", metavar="FILE.md", help="also write the Markdown verdict table to FILE.md "
                                                             "(default: none)")
+        sp.add_argument("--repair", action="store_true",
+                        help="search for the smallest guard change that restores progress and termination "
+                             "(verified exhaustively to --max-n) and print it as an extends spec")
+        sp.add_argument("--out", metavar="FILE.ts", help="with --repair: also write the spec to FILE.ts (default: none)")
+        sp.add_argument("--max-size", type=int, default=2,
+                        help="with --repair: literals a repair may change at most (default 2)")
+        sp.add_argument("--screen-n", type=int, default=5,
+                        help="with --repair: sentence lengths every candidate is screened on (default 5)")
         with_set(sp)
 
     def run(self, args) -> int:
+        if args.repair:
+            return self._repair(args)
+        if args.out:
+            raise UsageError("--out goes with --repair")
+        args.max_n = 6 if args.max_n is None else args.max_n
         from ..files import write_atomic
         from ..verify.report import render_markdown
         from ..verify.verifier import render_verdict, verify_system
@@ -47,9 +62,41 @@ class Verify(Command):
 
             print(json.dumps([v.to_dict() for v in verdicts], indent=2))
         if args.report:
+            from ..verify.report import hand_written_part
+
             command = "tsdsl verify --report " + args.report + " " + " ".join(args.specs)
-            write_atomic(args.report, render_markdown(verdicts, claims, command))
+            old = Path(args.report).read_text(encoding="utf-8") if Path(args.report).is_file() else ""
+            write_atomic(args.report, render_markdown(verdicts, claims, command) + hand_written_part(old))
         return 0 if all(v.ok for v in verdicts) or args.report else 1
+
+    def _repair(self, args) -> int:
+        from ..files import write_atomic
+        from ..verify.repair import (VERIFY_N, check_printed, extends_path, find_repair, render_result,
+                                     repair_spec)
+
+        if len(args.specs) != 1:
+            raise UsageError("--repair takes one spec")
+        if args.json or args.report:
+            raise UsageError("--repair prints an extends spec; it does not combine with --json or --report")
+        max_n = VERIFY_N if args.max_n is None else args.max_n
+        if max_n < 1 or args.screen_n < 1 or args.max_size < 1:
+            raise UsageError("--max-n, --screen-n and --max-size must be at least 1")
+        system = load_system(args.specs[0], parse_overrides(args.set))
+        result = find_repair(system, max_n=max_n, screen_n=args.screen_n, max_size=args.max_size,
+                             progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+        print(render_result(result), file=sys.stderr, flush=True)
+        if result.status != "repaired":
+            return 0 if result.status == "nothing" else 1
+        text = repair_spec(result, extends_path(system.source_file, None))
+        check_printed(result, text, str(Path(system.source_file).with_name("repaired-check.ts")))
+        if args.out:
+            out = Path(args.out)
+            out.parent.mkdir(parents=True, exist_ok=True)  # the relative `extends` is checked through it
+            saved = repair_spec(result, extends_path(system.source_file, str(out.resolve().parent)))
+            check_printed(result, saved, str(out.resolve()))
+            write_atomic(out, saved)
+        print(text, end="")
+        return 0
 
 
 class Coverage(Command):

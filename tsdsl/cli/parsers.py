@@ -48,6 +48,12 @@ class Train(Command):
                              "or skip the sentence")
         sp.add_argument("--hash-bits", type=int, default=20, help="feature hash table of 2**N rows (default 20)")
         sp.add_argument("--loss", help="which declared oracle loss to train with (default: the first)")
+        sp.add_argument("--no-repair", action="store_true",
+                        help="train a spec with dead ends as written (default: its verified guard repair, "
+                             "as `tsdsl verify --repair` finds it)")
+        sp.add_argument("--repair-max-n", type=int, default=7, metavar="N",
+                        help="the repair trained instead of a dead-ending spec is verified exhaustively up to "
+                             "N words (default 7)")
         sp.add_argument("--quiet", action="store_true", help="no progress bar")
         with_set(sp)
 
@@ -57,7 +63,8 @@ class Train(Command):
         options = TrainOptions(epochs=args.epochs, patience=args.patience, oracle=args.oracle, explore=args.explore,
                                explore_after=args.explore_after, beam=args.beam, features=args.features,
                                seed=args.seed, nonproj=args.nonproj, hash_bits=args.hash_bits, loss=args.loss,
-                               overrides=parse_overrides(args.set), force_oracle=args.force_oracle)
+                               overrides=parse_overrides(args.set), force_oracle=args.force_oracle,
+                               repair=not args.no_repair, repair_max_n=args.repair_max_n)
         if args.search_budget is not None:
             options.search_budget = args.search_budget
         result = train(args.spec, args.train, args.dev, args.out, options,
@@ -67,6 +74,10 @@ class Train(Command):
         if "dev_las" in best:
             line += f", dev UAS {100 * best['dev_uas']:.2f} LAS {100 * best['dev_las']:.2f}"
         line += f"; trained in {result.seconds:.1f} s on {result.sentences} sentences"
+        if result.repaired:
+            line += " (the spec has dead ends: its verified guard repair was trained, and is saved in the model)"
+        elif result.repair_note and args.quiet:
+            print(result.repair_note, file=sys.stderr)
         if result.skipped:
             line += f" ({result.skipped} non-projective skipped)"
         if result.not_derived:

@@ -38,6 +38,8 @@ from .model import Model, check_writable, save, spec_sources
 from .outputs import build_outputs
 from .parser import Parser
 from .progress import Progress
+from .repaired import RepairUse, use_repair
+from ..verify.repair import VERIFY_N
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
 MAX_EPOCHS = 30
@@ -72,6 +74,8 @@ class TrainOptions:
     overrides: dict = field(default_factory=dict)
     search_budget: int = DEFAULT_BUDGET   # static oracle by search: configurations per sentence
     force_oracle: bool = False            # train with a declared oracle that fails the check
+    repair: bool = True                   # a spec with dead ends trains its verified guard repair
+    repair_max_n: int = VERIFY_N          # ... verified exhaustively up to this sentence length
 
     def check(self) -> None:
         if self.epochs is not None and self.epochs < 1:
@@ -90,6 +94,8 @@ class TrainOptions:
             raise UsageError(f"--nonproj must be lift or skip, not {self.nonproj!r}")
         if not 12 <= self.hash_bits <= 26:
             raise UsageError("--hash-bits must lie in 12..26")
+        if self.repair_max_n < 1:
+            raise UsageError("--repair-max-n must be at least 1")
 
 
 @dataclass
@@ -103,6 +109,8 @@ class TrainResult:
     lifted: int
     not_derived: int = 0      # static oracle by search: training trees without a derivation, skipped
     oracle: str = ""
+    repair_note: str = ""     # the spec dead-ends: what training did about it
+    repaired: bool = False    # the spec's verified guard repair trained instead of the spec
 
 
 def _trees(sentences: list[Sentence]):
@@ -282,6 +290,11 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     if system.multihead:
         raise UsageError(f"{spec}: multihead (DAG) systems cannot be trained yet")
     check_writable(out_dir)
+    repair = use_repair(system, verify_n=options.repair_max_n, overrides=options.overrides or None) \
+        if options.repair else RepairUse(system)
+    system = repair.system
+    if repair.note and progress is not None:
+        progress.write(repair.note + "\n")
     features = load_features(options.features or default_features(system), system)
     kernel = compile_system(system, fallback=False)
 
@@ -331,7 +344,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                                                      "not_derivable": searched.not_derivable,
                                                      "over_budget": searched.over_budget,
                                                      "budget": options.search_budget},
-            "created_by": f"tsdsl {__version__}"}
+            "repair": repair.meta(), "created_by": f"tsdsl {__version__}"}
     spec_files, spec_main = spec_sources(system)
     model = Model(system=system, spec_files=spec_files, spec_main=spec_main,
                   overrides=dict(options.overrides or {}), features=features, labels=labels,
@@ -407,4 +420,4 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     out = save(model, out_dir)
     not_derived = 0 if searched is None else batch.sentences - len(searched.derived)
     return TrainResult(out, best_epoch, history, time.perf_counter() - t_start, len(trees) - not_derived, skipped,
-                       lifted, not_derived, oracle)
+                       lifted, not_derived, oracle, repair.note, repair.repaired)

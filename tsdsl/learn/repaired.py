@@ -1,0 +1,112 @@
+"""Training a spec that dead-ends: its verified guard repair instead of the spec as written.
+
+Before training, a quick exhaustive check (sentences of up to :data:`QUICK_N` words) looks
+for dead ends.  A spec that has one is repaired by :func:`tsdsl.verify.repair.find_repair`
+(the smallest guard change, verified exhaustively to ``verify_n`` words); the repair is
+written as an ``extends`` spec of the original, and that spec is what trains, so the model
+directory saves it (with the original it extends) and ``tsdsl parse`` runs the same system.
+The check, the search and the spec are cached on disk, keyed by the spec's hash and place
+(the repair names its parent by a relative path), in ``$TSDSL_CACHE_DIR/repairs``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from .. import ir
+from ..errors import UsageError
+from ..files import write_atomic
+from ..kernels import kernel_cache_dir
+from ..lang import load_system
+from ..verify.repair import (VERIFY_N, check_printed, extends_path, find_repair, first_failure,
+                             repair_spec)
+
+QUICK_N = 4
+"""Sentence lengths the pre-training check explores for dead ends."""
+CACHE_VERSION = 1
+
+
+@dataclass
+class RepairUse:
+    """What training does about dead ends: ``system`` is what trains; ``note`` says why."""
+
+    system: ir.System
+    note: str = ""                 # empty when the spec has no dead end (up to QUICK_N)
+    repaired: bool = False
+    edits: tuple[str, ...] = ()    # the repair's edits, described
+    spec_file: Optional[str] = None
+    verified_n: int = 0
+
+    def meta(self) -> Optional[dict]:
+        if not self.note:
+            return None
+        return {"repaired": self.repaired, "note": self.note, "edits": list(self.edits),
+                "verified_n": self.verified_n}
+
+
+def _cache_dir(system: ir.System, verify_n: int) -> Path:
+    h = hashlib.sha256(f"{CACHE_VERSION}\0{system.source_hash}\0{Path(system.source_file).resolve()}\0"
+                       f"{verify_n}".encode("utf-8"))
+    return kernel_cache_dir() / "repairs" / h.hexdigest()[:32]
+
+
+def _spec_name(system: ir.System) -> str:
+    return Path(system.source_file).stem + "-repaired.ts"
+
+
+def use_repair(system: ir.System, *, verify_n: int = VERIFY_N, overrides: Optional[dict] = None) -> RepairUse:
+    """The system to train: ``system`` itself unless a quick check finds a dead end, then its
+    verified repair (loaded from the cached repair spec), or ``system`` with a note saying that
+    no repair was found."""
+    where = _cache_dir(system, verify_n)
+    record_path = where / "repair.json"
+    record = None
+    if record_path.is_file():
+        try:
+            record = json.loads(record_path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            record = None
+    if record is None:
+        record = _decide(system, verify_n, where)
+        try:
+            write_atomic(record_path, json.dumps(record, ensure_ascii=False, indent=1) + "\n")
+        except OSError:
+            pass  # a cache that cannot be written only costs the next run the search
+    if record["status"] == "ok":
+        return RepairUse(system)
+    if record["status"] != "repaired":
+        return RepairUse(system, note=record["note"])
+    spec_path = where / _spec_name(system)
+    if not spec_path.is_file() or spec_path.read_text(encoding="utf-8") != record["spec"]:
+        write_atomic(spec_path, record["spec"])
+    repaired = load_system(spec_path, overrides)
+    return RepairUse(repaired, note=record["note"], repaired=True, edits=tuple(record["edits"]),
+                     spec_file=str(spec_path), verified_n=verify_n)
+
+
+def _decide(system: ir.System, verify_n: int, where: Path) -> dict:
+    """Check, search and print; the record the cache keeps."""
+    quick = first_failure(system, QUICK_N, stop_early=False)
+    name = system.source_file
+    if quick is None or "progress" not in quick.properties:
+        return {"status": "ok"}
+    dead = f"{name}: dead ends (progress fails at n = {quick.n})"
+    try:
+        result = find_repair(system, max_n=verify_n)
+    except UsageError as exc:
+        return {"status": "unrepaired", "note": f"{dead}; no repair searched ({exc}); training the spec as written"}
+    if result.status != "repaired":
+        return {"status": "unrepaired",
+                "note": f"{dead}; no guard repair of at most {result.max_size} literals verifies to n = {verify_n}; "
+                        "training the spec as written"}
+    where.mkdir(parents=True, exist_ok=True)  # the relative `extends` resolves through it
+    text = repair_spec(result, extends_path(name, str(where)))
+    check_printed(result, text, str(where / _spec_name(system)))
+    edits = result.describe_edits()
+    note = (f"{dead}: training its verified repair instead ({'; '.join(edits)}; verified exhaustively for "
+            f"n <= {verify_n}; `tsdsl verify --repair {name}` prints it)")
+    return {"status": "repaired", "note": note, "edits": edits, "spec": text}
