@@ -331,3 +331,24 @@ def test_multihead_views(kernels):
     assert batch.legal_mask().shape == (1, ks.n_actions)
     with pytest.raises(UsageError, match="single-head"):
         batch.heads()
+
+
+# ---- the worked example -------------------------------------------------------------------------
+
+
+def test_worked_example_learns_on_the_toy_treebank(kernels, capsys, monkeypatch):
+    """docs/examples/neural_batch.py trains a numpy MLP through the batch API: its dev UAS
+    after training must beat the untrained model's by far."""
+    import runpy
+
+    monkeypatch.chdir(ROOT)
+    example = runpy.run_path(str(ROOT / "docs" / "examples" / "neural_batch.py"))
+
+    def uas(epochs: int) -> float:
+        example["main"](["--epochs", str(epochs)])
+        last = capsys.readouterr().out.strip().splitlines()[-1]
+        assert last.startswith("dev UAS ")
+        return float(last.split()[2])
+
+    untrained, trained = uas(0), uas(3)
+    assert trained > untrained + 40, (untrained, trained)

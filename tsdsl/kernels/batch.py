@@ -70,13 +70,17 @@ class StateBatch:
             longest sentence, shared by all; :attr:`action_names` names them).
         n_labels: L, label ids 0..L-1 (0 when the batch was made without gold labels).
         max_len: the longest sentence + 1: the width of :meth:`lists`, :meth:`heads` ...
+        action_names: the name of each action id; takes_label: bool [A], whether the action
+            builds a labeled arc (so that its label id matters).
         lengths: int32 [B], each configuration's sentence length.
     """
 
-    def __init__(self, system, kbatch, action_names: Sequence[str], loss_index):
+    def __init__(self, system, kbatch, action_names: Sequence[str], loss_index, takes_label: Sequence[bool]):
         self.system = system  # the CompiledSystem: label names, loss lookup
         self._k = kbatch
         self.action_names = list(action_names)
+        self.takes_label = np.array(takes_label, dtype=np.bool_)  # per action: builds a labeled arc
+        self.takes_label.setflags(write=False)
         self._loss_index = loss_index
         self.size = kbatch.size
         self.n_actions = kbatch.n_actions

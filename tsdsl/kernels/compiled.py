@@ -387,7 +387,9 @@ class CompiledSystem:
             kb = self.module.KBatch(lengths, len(lengths), flat, flat_labels, int(n_labels), table, nact)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        return StateBatch(self, kb, names, self.loss_index)
+        units = self.module.info()["labeled"]
+        takes_label = [bool(units[int(table[3 * k])] if self.unbounded else units[k]) for k in range(len(names))]
+        return StateBatch(self, kb, names, self.loss_index, takes_label)
 
     def canonical_order(self) -> Optional[list[int]]:
         """The order in which the search tries actions, each group in spec order: those that
