@@ -352,3 +352,17 @@ def test_worked_example_learns_on_the_toy_treebank(kernels, capsys, monkeypatch)
 
     untrained, trained = uas(0), uas(3)
     assert trained > untrained + 40, (untrained, trained)
+
+
+def test_one_state_apply_takes_integer_ids(kernels):
+    it, ks = kernels["arc-eager"]
+    a, b = ks.initial(3), ks.initial(3)
+    lab = ks.label_id("a")
+    for name in ("SHIFT", "LEFT-ARC"):
+        ks.apply(a, name, "a")
+        ks.apply(b, ks.action_ids[name], lab)
+    assert ks.snapshot(a) == ks.snapshot(b) and ks.output(a) == ks.output(b)
+    with pytest.raises(UsageError, match="no action id 9"):
+        ks.apply(b, 9)
+    with pytest.raises(UsageError, match="no label id"):
+        ks.apply(b, 0, len(ks.labels))

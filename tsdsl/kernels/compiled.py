@@ -159,19 +159,33 @@ class CompiledSystem:
         k = self._ids(state).get(name.split(":", 1)[0])
         return k is not None and bool(self.legal_mask(state)[k])
 
-    def apply(self, state, name: str, label: Optional[str] = None) -> None:
-        """Apply action ``name`` (or ``"NAME:label"``) in place.
+    def apply(self, state, name, label=None) -> None:
+        """Apply action ``name`` (or ``"NAME:label"``, or an integer action id: the slot of
+        :meth:`legal_mask`) in place; ``label`` a label name or an integer label id.
 
         Raises:
             UsageError: unknown action, or not legal here.
         """
-        base, sep, inline = name.partition(":")
-        if sep and label is None:
-            label = inline
-        k = self._ids(state).get(base)
-        if k is None:
-            raise UsageError(f"unknown action {base!r} for {self.system.name}")
-        r = self.module.apply(state, k, self.label_id(label))
+        if isinstance(name, (int, np.integer)) and not isinstance(name, bool):
+            k = int(name)
+            names = self.actions_of(state)
+            if not 0 <= k < len(names):
+                raise UsageError(f"no action id {k} for {self.system.name} (0..{len(names) - 1})")
+            base = names[k]
+        else:
+            base, sep, inline = name.partition(":")
+            if sep and label is None:
+                label = inline
+            k = self._ids(state).get(base)
+            if k is None:
+                raise UsageError(f"unknown action {base!r} for {self.system.name}")
+        if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
+            lab = int(label)
+            if not -1 <= lab < len(self.labels):
+                raise UsageError(f"no label id {lab} (0..{len(self.labels) - 1})")
+        else:
+            lab = self.label_id(label)
+        r = self.module.apply(state, k, lab)
         if r == -2:
             raise UsageError(f"action {base!r} applied to a terminal configuration")
         if r < 0:
