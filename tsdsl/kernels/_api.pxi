@@ -289,7 +289,7 @@ def info():
 
 def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gold_labels, int n_labels,
                 int ol, object action_log, object label_log, Py_ssize_t cap, object final_heads,
-                object atab=None, int nact=0):
+                object atab=None, int nact=0, object sentence_starts=None):
     """Follow the oracle over a treebank: at each step the legality and cost of every action
     (with n_labels > 0, of every labeled action with every label), take the first zero-cost
     one, apply it.  Sentence i's gold heads are gold_heads[offsets[i]:offsets[i + 1]]
@@ -299,6 +299,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
 
     Arrays are int32: gold heads and labels (None: unlabeled) offsets[n_sent] long, offsets
     n_sent + 1, the action and label logs cap long, final_heads like the gold heads.
+    sentence_starts (None: not wanted), int32 n_sent + 1 long, gets where each sentence's
+    actions begin in the logs, and the total transitions last (counted on overflow too).
     Returns (transitions, stuck sentences, mismatched sentences, mismatched words, log
     overflowed): a sentence is stuck when no action has zero cost.
     """
@@ -309,6 +311,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
     cdef int* out_actions = int32_data(action_log, "action log", cap, True)
     cdef int* out_labels = int32_data(label_log, "label log", cap, True)
     cdef int* out_heads = int32_data(final_heads, "final heads", words, True)
+    cdef int* starts = NULL if sentence_starts is None else int32_data(sentence_starts, "sentence starts",
+                                                                       n_sent + 1, True)
     cdef const int* atab_data = NULL
     cdef Py_ssize_t si, T = 0
     cdef int n, off, maxn = 0, a, lab, best, best_lab, h, d, lc, steps, limit, headless, bad, k, ph
@@ -343,6 +347,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
         for si in range(n_sent):
             off = offsets[si]
             n = offsets[si + 1] - off
+            if starts != NULL:
+                starts[si] = T
             if gold_fill(n, &heads[off], &labels[off] if labeled else NULL, blk) < 0:
                 stuck += 1
                 bad_sents += 1
@@ -414,6 +420,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
                 bad += ph != heads[off + d - 1]
             bad_words += bad
             bad_sents += bad > 0
+        if starts != NULL:
+            starts[n_sent] = T
     free(smem)
     free(tmem)
     free(blk)

@@ -35,7 +35,7 @@ GENERATOR_VERSION = "2"
 __all__ = ["GENERATOR_VERSION", "Generated", "KernelGen", "comment", "generate"]
 
 
-INCLUDES = ("_runtime.pxi", "_api.pxi", "_learn.pxi", "_beam.pxi", "_search.pxi")
+INCLUDES = ("_runtime.pxi", "_api.pxi", "_batch.pxi", "_learn.pxi", "_beam.pxi", "_search.pxi")
 """Shared Cython, the same for every spec, that generated kernels ``include``."""
 
 
@@ -162,6 +162,7 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
         self._cost_functions()
         self.emit()
         self.emit('include "_api.pxi"  # the Python-facing API and batch operations')
+        self.emit('include "_batch.pxi"  # a batch of configurations for neural parsers')
         self.emit('include "_learn.pxi"  # features, scoring, perceptron, greedy and beam search')
         self.emit('include "_search.pxi"  # the static oracle by search')
         source = "\n".join(self.out).rstrip() + "\n"

@@ -17,6 +17,7 @@ import numpy as np
 from .. import ir
 from ..errors import OracleError, UsageError
 from ..treebank.trees import Tree
+from .batch import StateBatch
 from .codegen import Generated
 
 
@@ -31,6 +32,12 @@ class OraclePass:
     actions: np.ndarray  # action ids taken, all sentences concatenated (capacity inf: ids of the longest sentence)
     labels: np.ndarray  # label ids (-1: none), aligned with actions
     heads: np.ndarray  # final heads, CoNLL-U numbering, sentences concatenated (-1: none)
+    starts: np.ndarray  # sentence i's actions and labels: actions[starts[i]:starts[i + 1]] (n_sent + 1 offsets)
+
+    def sequence(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Sentence ``i``'s actions and label ids."""
+        a, b = self.starts[i], self.starts[i + 1]
+        return self.actions[a:b], self.labels[a:b]
 
 
 @dataclass(frozen=True)
@@ -152,19 +159,33 @@ class CompiledSystem:
         k = self._ids(state).get(name.split(":", 1)[0])
         return k is not None and bool(self.legal_mask(state)[k])
 
-    def apply(self, state, name: str, label: Optional[str] = None) -> None:
-        """Apply action ``name`` (or ``"NAME:label"``) in place.
+    def apply(self, state, name, label=None) -> None:
+        """Apply action ``name`` (or ``"NAME:label"``, or an integer action id: the slot of
+        :meth:`legal_mask`) in place; ``label`` a label name or an integer label id.
 
         Raises:
             UsageError: unknown action, or not legal here.
         """
-        base, sep, inline = name.partition(":")
-        if sep and label is None:
-            label = inline
-        k = self._ids(state).get(base)
-        if k is None:
-            raise UsageError(f"unknown action {base!r} for {self.system.name}")
-        r = self.module.apply(state, k, self.label_id(label))
+        if isinstance(name, (int, np.integer)) and not isinstance(name, bool):
+            k = int(name)
+            names = self.actions_of(state)
+            if not 0 <= k < len(names):
+                raise UsageError(f"no action id {k} for {self.system.name} (0..{len(names) - 1})")
+            base = names[k]
+        else:
+            base, sep, inline = name.partition(":")
+            if sep and label is None:
+                label = inline
+            k = self._ids(state).get(base)
+            if k is None:
+                raise UsageError(f"unknown action {base!r} for {self.system.name}")
+        if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
+            lab = int(label)
+            if not -1 <= lab < len(self.labels):
+                raise UsageError(f"no label id {lab} (0..{len(self.labels) - 1})")
+        else:
+            lab = self.label_id(label)
+        r = self.module.apply(state, k, lab)
         if r == -2:
             raise UsageError(f"action {base!r} applied to a terminal configuration")
         if r < 0:
@@ -304,23 +325,85 @@ class CompiledSystem:
             bufs = tb.buffers
             if bufs.get("cap", 0) < cap:
                 bufs.update(cap=cap, acts=np.empty(cap, dtype=np.int32), labs=np.empty(cap, dtype=np.int32),
-                            heads=np.empty(len(tb.heads), dtype=np.int32))
+                            heads=np.empty(len(tb.heads), dtype=np.int32),
+                            starts=np.empty(n_sent + 1, dtype=np.int32))
             cap = bufs["cap"]
-            acts, labs, out_heads = bufs["acts"], bufs["labs"], bufs["heads"]
+            acts, labs, out_heads, starts = bufs["acts"], bufs["labs"], bufs["heads"], bufs["starts"]
             try:
                 T, stuck, bad_s, bad_w, overflow = self.module.oracle_pass(
                     tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None, tb.n_labels, ol,
-                    acts, labs, cap, out_heads, table, nact)
+                    acts, labs, cap, out_heads, table, nact, starts)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             if not overflow:
                 if not tb.n_labels:
                     labs[:T] = -1
                 if copy:
-                    return OraclePass(T, stuck, bad_s, bad_w, acts[:T].copy(), labs[:T].copy(), out_heads.copy())
-                return OraclePass(T, stuck, bad_s, bad_w, acts[:T], labs[:T], out_heads)
+                    return OraclePass(T, stuck, bad_s, bad_w, acts[:T].copy(), labs[:T].copy(), out_heads.copy(),
+                                      starts.copy())
+                return OraclePass(T, stuck, bad_s, bad_w, acts[:T], labs[:T], out_heads, starts)
             cap = 2 * T + 16
 
+
+    def batch(self, sentences, gold_heads: Optional[Sequence[Sequence[int]]] = None,
+              gold_labels: Optional[Sequence[Sequence[int]]] = None, n_labels: int = 0, *,
+              select: Optional[Sequence[int]] = None) -> StateBatch:
+        """B initial configurations stepped together through arrays (a :class:`StateBatch`).
+
+        ``sentences``: the sentence lengths, with optional gold trees (``gold_heads``: one
+        CoNLL-U head sequence per sentence; ``gold_labels``: label ids in 0..n_labels-1) for
+        costs and losses; or a packed :class:`Treebank` (:meth:`pack`), whose gold trees come
+        with it, and ``select`` the indexes of its sentences to take (default: all).
+        Capacity inf: every configuration gets the action slots of the longest sentence.
+        """
+        if isinstance(sentences, Treebank):
+            tb = sentences
+            if gold_heads is not None or gold_labels is not None:
+                raise UsageError("a packed treebank brings its own gold trees")
+            idx = np.arange(tb.sentences) if select is None else np.asarray(select, dtype=np.int64)
+            if idx.ndim != 1 or (len(idx) and (idx.min() < 0 or idx.max() >= tb.sentences)):
+                raise UsageError(f"select: sentence indexes must lie in 0..{tb.sentences - 1}")
+            starts, ends = tb.offsets[:-1][idx], tb.offsets[1:][idx]
+            lengths = (ends - starts).astype(np.int32)
+            if len(idx):
+                words = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends)]).astype(np.int64)
+            else:
+                words = np.empty(0, dtype=np.int64)
+            flat = np.ascontiguousarray(tb.heads[words], dtype=np.int32)
+            flat_labels = None if not tb.n_labels else np.ascontiguousarray(tb.labels[words], dtype=np.int32)
+            n_labels = tb.n_labels
+        else:
+            if select is not None:
+                raise UsageError("select needs a packed treebank")
+            lengths = np.asarray(list(sentences), dtype=np.int64)
+            if lengths.ndim != 1 or (len(lengths) and lengths.min() < 0):
+                raise UsageError("sentences: expected non-negative sentence lengths")
+            lengths = lengths.astype(np.int32)
+            flat = flat_labels = None
+            if gold_heads is not None:
+                if len(gold_heads) != len(lengths) or any(len(h) != n for h, n in zip(gold_heads, lengths)):
+                    raise UsageError("gold_heads: expected one head per word of every sentence")
+                flat = self.pack(gold_heads).heads
+            if gold_labels is not None:
+                if gold_heads is None:
+                    raise UsageError("gold_labels need gold_heads")
+                if n_labels <= 0:
+                    raise UsageError("gold_labels need n_labels (the number of label ids)")
+                if len(gold_labels) != len(lengths) or any(len(l) != n for l, n in zip(gold_labels, lengths)):
+                    raise UsageError("gold_labels: expected one label id per word of every sentence")
+                flat_labels = self.pack(gold_labels).heads
+        table, nact, names = None, 0, self.action_names
+        if self.unbounded:
+            longest = int(lengths.max()) if len(lengths) else 0
+            names, _, table = self._for_tokens(longest + (1 if self._has_root else 0))
+            nact = len(names)
+        try:
+            kb = self.module.KBatch(lengths, len(lengths), flat, flat_labels, int(n_labels), table, nact)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        units = self.module.info()["labeled"]
+        takes_label = [bool(units[int(table[3 * k])] if self.unbounded else units[k]) for k in range(len(names))]
+        return StateBatch(self, kb, names, self.loss_index, takes_label)
 
     def canonical_order(self) -> Optional[list[int]]:
         """The order in which the search tries actions, each group in spec order: those that
