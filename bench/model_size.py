@@ -12,7 +12,7 @@ the model directory at most 20 MB, training below 1.5 GB, at most 0.1 test LAS l
 Writes a markdown table (default ``docs/results-size.md``) and, with ``--json``, the rows.
 Skips with a message when the treebank is absent.
 
-    python bench/model_size.py [--before REV] [--epochs 15] [--variants default int8 ...]
+    python bench/model_size.py [--before REV] [--epochs 15] [--variants default int8 ...] [--data DIR]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data" / "ud" / "en_gum"
+DATA = ROOT.parent / "shared" / "data" / "ud" / "en_gum"  # --data overrides
 MAX_MB, MAX_GB, MAX_LAS_LOST = 20.0, 1.5, 0.1
 
 # name -> (extra `tsdsl train` options, what it shows)
@@ -148,6 +148,7 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
     ap.add_argument("--before", metavar="REV", help="also train with the code of this git revision")
     ap.add_argument("--epochs", type=int, default=15)
+    ap.add_argument("--data", type=Path, default=DATA, help="the en_gum directory (default: %(default)s)")
     ap.add_argument("--workdir", type=Path, help="where models go (default: a temporary directory)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results-size.md")
     ap.add_argument("--json", type=Path, help="also write the rows as JSON")
@@ -156,10 +157,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.measure:
         return measure_child(args.cmd)
+    global DATA
+    DATA = args.data
     missing = [f for f in ("train", "dev", "test") if not (DATA / f"{f}.conllu").is_file()]
     if missing:
         print(f"bench/model_size.py: skipped: no en_gum treebank under {DATA} (needs "
-              "../shared/data/ud/en_gum/{train,dev,test}.conllu)")
+              "{train,dev,test}.conllu there; see --data)")
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tsdsl-bench-size-"))
     workdir.mkdir(parents=True, exist_ok=True)
