@@ -144,6 +144,7 @@ def render(rows: list[dict], args) -> str:
 
 
 def main(argv=None) -> int:
+    global DATA
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
     ap.add_argument("--before", metavar="REV", help="also train with the code of this git revision")
@@ -157,7 +158,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.measure:
         return measure_child(args.cmd)
-    global DATA
     DATA = args.data
     missing = [f for f in ("train", "dev", "test") if not (DATA / f"{f}.conllu").is_file()]
     if missing:
