@@ -13,6 +13,7 @@ Writes a markdown table (default ``docs/results-size.md``) and, with ``--json``,
 Skips with a message when the treebank is absent.
 
     python bench/model_size.py [--before REV] [--epochs 15] [--variants default int8 ...] [--data DIR]
+                               [--json rows.json] [--merge earlier-rows.json ...]
 """
 
 from __future__ import annotations
@@ -54,11 +55,11 @@ def measure_child(cmd: list[str]) -> int:
     return 0
 
 
-def measured(cmd: list[str], env: dict, log: Path) -> dict:
+def measured(cmd: list[str], env: dict, cwd: Path, log: Path) -> dict:
     """``cmd`` run under a fresh measuring process, so the peak is this command's alone."""
     with open(log, "a", encoding="utf-8") as fh:
-        proc = subprocess.run([sys.executable, __file__, "--measure", "--", *cmd], env=env, stdout=subprocess.PIPE,
-                              stderr=fh, text=True)
+        proc = subprocess.run([sys.executable, __file__, "--measure", "--", *cmd], env=env, cwd=cwd,
+                              stdout=subprocess.PIPE, stderr=fh, text=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -76,9 +77,11 @@ def run_variant(name: str, extra: list[str], workdir: Path, epochs: int, src: Pa
             "--out", str(model), "--epochs", str(epochs), "--quiet", *extra]
     if model.exists():
         shutil.rmtree(model)  # (the code of --before has no --force)
-    # build the kernel first, so that its compilation is in neither the time nor the memory
-    subprocess.run([*tsdsl, "compile", "arc-eager"], env=env, capture_output=True)
-    run = measured(["nice", "-n", "10", *tsdsl, *args], env, log)
+    # `python -m` puts the working directory first on the path: run in ``src``, so that
+    # ``tsdsl`` is the code under test.  Build the kernel first, so that its compilation is
+    # in neither the time nor the memory.
+    subprocess.run([*tsdsl, "compile", "arc-eager"], env=env, cwd=src, capture_output=True)
+    run = measured(["nice", "-n", "10", *tsdsl, *args], env, src, log)
     row = {"variant": name, "options": " ".join(extra), "peak_rss": run["peak_rss"],
            "train_seconds": round(run["seconds"], 1)}
     if run["code"] != 0:
@@ -88,9 +91,9 @@ def run_variant(name: str, extra: list[str], workdir: Path, epochs: int, src: Pa
     pred = workdir / f"test-{name}.conllu"
     with open(log, "a", encoding="utf-8") as fh:
         subprocess.run([*tsdsl, "parse", str(model), str(DATA / "test.conllu"), "-o", str(pred)], env=env,
-                       stderr=fh, check=True)
+                       cwd=src, stderr=fh, check=True)
     scores = json.loads(subprocess.run([*tsdsl, "eval", str(DATA / "test.conllu"), str(pred), "--json"], env=env,
-                                       capture_output=True, text=True, check=True).stdout)
+                                       cwd=src, capture_output=True, text=True, check=True).stdout)
     row.update(model_bytes=dir_size(model), best_epoch=meta.get("best_epoch"),
                epochs_run=len(meta.get("history") or []), dev_las=100 * meta["dev_las"],
                stored=(meta.get("weights") or {}).get("stored"),
@@ -153,6 +156,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, help="where models go (default: a temporary directory)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results-size.md")
     ap.add_argument("--json", type=Path, help="also write the rows as JSON")
+    ap.add_argument("--merge", type=Path, nargs="*", default=[],
+                    help="rows of earlier runs (--json files) to put in the same table (a variant trained "
+                         "again replaces its earlier row)")
     ap.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("cmd", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -175,11 +181,14 @@ def main(argv=None) -> int:
                                      check=True).stdout
             subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
         jobs.insert(0, (BEFORE, [], src))
-    rows = []
+    now = {name for name, _, _ in jobs}
+    rows = [r for f in args.merge for r in json.loads(f.read_text(encoding="utf-8")) if r["variant"] not in now]
     for name, extra, src in jobs:
         row = run_variant(name, extra, workdir, args.epochs, src)
         rows.append(row)
         print(json.dumps(row), flush=True)
+    rows.sort(key=lambda r: ([BEFORE, *VARIANTS].index(r["variant"]) if r["variant"] in VARIANTS or
+                             r["variant"] == BEFORE else 99))
     text = render(rows, args)
     args.out.write_text(text, encoding="utf-8")
     if args.json:
