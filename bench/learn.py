@@ -160,6 +160,8 @@ def render(rows: list[dict], args) -> str:
              "kernel words/s: the compiled search alone"
              + ("; both measured again with one model at a time on an otherwise idle machine (best of 3)."
                 if any(r.get("speed_alone") for r in rows) else "; measured while another training ran."), "",
+             "Model size and training memory against accuracy: [results-size.md](results-size.md) "
+             "(`bench/model_size.py`).", "",
              "| treebank | system | beam | train s | parse words/s | kernel words/s | test UAS | test LAS | "
              "LAS full labels | dev LAS | best epoch | repaired words |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -267,3 +267,26 @@ def conllu_block(forms, heads, labels, *, sent_id: str | None = None, upos: str 
     for k, (form, head, label) in enumerate(zip(forms, heads, labels), start=1):
         lines.append(f"{k}\t{form}\t_\t{upos}\t_\t_\t{head}\t{label}\t_\t_\n")
     return "".join(lines) + "\n"
+
+
+@st.composite
+def sparse_weight_tables(draw, *, hash_bits: int = 14, max_weights: int = 200):
+    """A sparse perceptron table (:class:`tsdsl.learn.weights.SparseWeights`) of ``2**hash_bits``
+    rows: a few up to a few hundred outputs (past 256 sometimes, where columns need 16 bits),
+    weights at distinct ascending indices, finite and non-zero, of magnitudes from 1e-3 to 1e3
+    (as averaged perceptron weights are), clustered in a few rows or spread out."""
+    import numpy as np
+
+    from tsdsl.learn.weights import SparseWeights
+
+    C = draw(st.sampled_from([1, 2, 7, 146, 300]))
+    total = (1 << hash_bits) * C
+    if draw(st.booleans()):
+        rows = draw(st.lists(st.integers(0, (1 << hash_bits) - 1), min_size=1, max_size=4))
+        cells = st.tuples(st.sampled_from(rows), st.integers(0, C - 1)).map(lambda rc: rc[0] * C + rc[1])
+    else:
+        cells = st.integers(0, total - 1)
+    index = sorted(draw(st.sets(cells, max_size=max_weights)))
+    magnitude = st.floats(-3, 3).map(lambda e: 10.0 ** e)
+    values = [draw(magnitude) * draw(st.sampled_from([-1, 1])) for _ in index]
+    return SparseWeights(np.asarray(index, dtype=np.int64), np.asarray(values, dtype=np.float32), C)

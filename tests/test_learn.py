@@ -294,7 +294,7 @@ def test_generated_treebank_is_what_the_tests_assume(workdir):
 @pytest.mark.parametrize("name", FAMILIES)
 def test_train_parse_eval(name, trained, parsed):
     model_dir = trained(name)
-    for f in ("model.json", "features.yaml", "labels.json", "weights.npy", "rows.npy",
+    for f in ("model.json", "features.yaml", "labels.json", "weights.npz",
               f"spec/{MODELS[name][0]}"):
         assert (model_dir / f).is_file(), f
     pred = parsed(name)
@@ -515,7 +515,7 @@ def test_save_load_round_trip(trained):
     assert first.labels == second.labels and first.root_label == second.root_label
     assert first.outputs == second.outputs and first.spec_files == second.spec_files
     assert np.count_nonzero(first.weights) > 0
-    for f in ("weights.npy", "rows.npy", "features.yaml", "labels.json", "spec/arc-eager.ts"):
+    for f in ("weights.npz", "features.yaml", "labels.json", "spec/arc-eager.ts"):
         assert (out / f).read_bytes() == (trained("arc-eager") / f).read_bytes(), f
     sentences = read_conllu("raw.conllu", require_heads=False)
     a, _ = load_parser(trained("arc-eager")).parse_sentences(sentences)
@@ -529,13 +529,13 @@ def test_training_is_deterministic(trained):
     args = ("train", SYSTEMS / spec, "--train", "train.conllu", "--dev", "dev.conllu", *FAST)
     code, _, err = cli_subprocess(*args, "--out", "arc-eager-again")
     assert code == 0, err[-3000:]
-    for f in ("weights.npy", "rows.npy", "labels.json", "features.yaml"):
+    for f in ("weights.npz", "labels.json", "features.yaml"):
         assert (Path("arc-eager-again") / f).read_bytes() == (reference / f).read_bytes(), f
-    # another seed, written over the existing model directory (allowed), gives other weights
-    code, _, err = cli_subprocess(*args, "--out", "arc-eager-again", "--seed", "2")
+    # another seed, written over the existing model directory (with --force), gives other weights
+    code, _, err = cli_subprocess(*args, "--out", "arc-eager-again", "--seed", "2", "--force")
     assert code == 0, err[-3000:]
     assert meta(Path("arc-eager-again"))["args"]["seed"] == 2
-    assert (Path("arc-eager-again") / "weights.npy").read_bytes() != (reference / "weights.npy").read_bytes()
+    assert (Path("arc-eager-again") / "weights.npz").read_bytes() != (reference / "weights.npz").read_bytes()
 
 
 def test_copied_model_reuses_its_kernel(trained, tmp_path):
@@ -603,8 +603,8 @@ def test_refuses_other_version(model_copy):
 
 
 def test_refuses_missing_weights(model_copy):
-    (model_copy / "weights.npy").unlink()
-    refused_load(model_copy, "cannot read the weights")
+    (model_copy / "weights.npz").unlink()
+    refused_load(model_copy, "weights.npz: missing")
 
 
 def test_refuses_non_directory(workdir):

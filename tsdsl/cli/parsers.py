@@ -17,7 +17,9 @@ class Train(Command):
         sp.add_argument("--train", required=True, metavar="FILE.conllu", help="the training treebank")
         sp.add_argument("--dev", metavar="FILE.conllu", help="development set: scored after every epoch; the best "
                                                              "epoch is kept (default: none, the last epoch is kept)")
-        sp.add_argument("--out", required=True, metavar="DIR", help="model directory to write")
+        sp.add_argument("--out", required=True, metavar="DIR", help="model directory to write (written whole, "
+                                                                     "then renamed into place)")
+        sp.add_argument("--force", action="store_true", help="replace the model already at --out")
         sp.add_argument("--epochs", type=int, default=None,
                         help="epochs at most (default: 30 with --dev, where --patience stops training earlier; "
                              "15 without)")
@@ -47,6 +49,10 @@ class Train(Command):
                         help="projective systems on non-projective trees: pseudo-projective lifting (default) "
                              "or skip the sentence")
         sp.add_argument("--hash-bits", type=int, default=20, help="feature hash table of 2**N rows (default 20)")
+        sp.add_argument("--precision", choices=("float32", "float16", "int16", "int8"), default="float16",
+                        help="how the saved weights are stored (default float16; int16/int8: per-output scale)")
+        sp.add_argument("--prune", type=float, default=0.0, metavar="T",
+                        help="leave out saved weights with |w| < T (default 0: keep every non-zero weight)")
         sp.add_argument("--loss", help="which declared oracle loss to train with (default: the first)")
         sp.add_argument("--no-repair", action="store_true",
                         help="train a spec with dead ends as written (default: its verified guard repair, "
@@ -64,7 +70,8 @@ class Train(Command):
                                explore_after=args.explore_after, beam=args.beam, features=args.features,
                                seed=args.seed, nonproj=args.nonproj, hash_bits=args.hash_bits, loss=args.loss,
                                overrides=parse_overrides(args.set), force_oracle=args.force_oracle,
-                               repair=not args.no_repair, repair_max_n=args.repair_max_n)
+                               repair=not args.no_repair, repair_max_n=args.repair_max_n,
+                               precision=args.precision, prune=args.prune, force=args.force)
         if args.search_budget is not None:
             options.search_budget = args.search_budget
         result = train(args.spec, args.train, args.dev, args.out, options,

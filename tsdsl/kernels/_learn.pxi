@@ -48,14 +48,25 @@ cdef struct Feats:
     uint64_t* sets                # scratch: left and right label sets per token
 
 
+cdef struct Sums:
+    # The averaged perceptron's running sums, kept only for the weights ever updated (a few
+    # per cent of the dense table): an open-addressing map, linear probing, from a weight's
+    # flat index (row * C + output) to the sum of t * delta over its updates.  The averaged
+    # weight is W - sum / t.
+    uint64_t* key                 # flat index + 1; 0: an empty slot
+    double* val
+    size_t cap                    # slots, a power of two (0 before the first update)
+    size_t n                      # slots used
+    int failed                    # growing the map failed (out of memory): updates stopped
+
+
 cdef struct Model:
     float* W                      # [buckets, C] weights
-    double* U                     # [buckets, C] averaging accumulator (training only)
+    Sums sums                     # averaging sums (training only)
     int C                         # classifier outputs
     unsigned int mask             # buckets - 1
     const int* cls                # CLS_W ints per output: label, units (-1 padded)
     double t                      # instances seen (averaged perceptron clock)
-    unsigned char* touched        # [buckets]: 1 once a row was updated (training only)
     const unsigned char* live     # [buckets]: 0 for rows known to be zero (parsing), or NULL
 
 
@@ -206,15 +217,64 @@ cdef void score(const Model* m, const int* feats, int nf, float* out) noexcept n
                 out[c] += row[c]
 
 
+cdef int sums_grow(Sums* s) noexcept nogil:
+    """Double the map (64k slots at first), moving every entry; -1 when memory runs out."""
+    cdef size_t cap = 2 * s.cap if s.cap else (<size_t>1 << 16)
+    cdef size_t i, j
+    cdef uint64_t* k = <uint64_t*>calloc(cap, sizeof(uint64_t))
+    cdef double* v = <double*>malloc(cap * sizeof(double))
+    if k == NULL or v == NULL:
+        free(k)
+        free(v)
+        s.failed = 1
+        return -1
+    for i in range(s.cap):
+        if s.key[i]:
+            j = mix64(s.key[i]) & (cap - 1)
+            while k[j]:
+                j = (j + 1) & (cap - 1)
+            k[j] = s.key[i]
+            v[j] = s.val[i]
+    free(s.key)
+    free(s.val)
+    s.key = k
+    s.val = v
+    s.cap = cap
+    return 0
+
+
+cdef inline void sums_add(Sums* s, uint64_t i, double x) noexcept nogil:
+    """sums[i] += x, inserting i (kept at most 70% full)."""
+    cdef uint64_t key = i + 1
+    cdef size_t j
+    if s.cap:
+        j = mix64(key) & (s.cap - 1)
+        while s.key[j] != 0 and s.key[j] != key:
+            j = (j + 1) & (s.cap - 1)
+        if s.key[j] == key:
+            s.val[j] += x
+            return
+    if 10 * (s.n + 1) > 7 * s.cap:
+        if sums_grow(s) < 0:
+            return
+        j = mix64(key) & (s.cap - 1)
+        while s.key[j] != 0:
+            j = (j + 1) & (s.cap - 1)
+    s.key[j] = key
+    s.val[j] = x
+    s.n += 1
+
+
 cdef void update(Model* m, const int* feats, int nf, int c, float delta) noexcept nogil:
     cdef int f
     cdef size_t i
     cdef double td = m.t * delta
+    if m.sums.failed:
+        return
     for f in range(nf):
         i = <size_t>feats[f] * m.C + c
         m.W[i] += delta
-        m.U[i] += td
-        m.touched[feats[f]] = 1
+        sums_add(&m.sums, i, td)
 
 
 cdef int legal_classes(St* s, const Model* m, int* unit) noexcept nogil:
@@ -367,13 +427,12 @@ cdef class Learner:
     cdef public double clock
 
     def __init__(self, object addresses, int n_addr, object atoms, int n_atom, object templates, int n_tpl,
-                 object open_r, object cls, int C, object W, object U, object touched, object live,
-                 unsigned int mask):
+                 object open_r, object cls, int C, object W, object live, unsigned int mask):
         """The feature program (int32 tables of n_addr addresses, n_atom atoms, n_tpl
         templates; uint8 open ends of the lists), the classifier outputs (int32, CLS_W per
-        output), and the weights: W (float32, (mask + 1) x C), U (float64, the same for
-        training, else one row), touched (uint8 per row for training, else one), live (uint8
-        per row for parsing: rows that may be non-zero; None for training).  The arrays stay
+        output), and the weights: W (float32, (mask + 1) x C), live (uint8 per row for
+        parsing: rows that may be non-zero; None for training, where the learner keeps the
+        averaging sums of the weights it updates, see :meth:`sums`).  The arrays stay
         referenced by the learner."""
         cdef int a, j
         cdef Py_ssize_t rows = <Py_ssize_t>mask + 1
@@ -384,10 +443,13 @@ cdef class Learner:
         self.fx.open_r = uint8_data(open_r, "open ends", NLX)
         self.m.cls = int32_data(cls, "outputs", C * CLS_W)
         self.m.W = <float*>array_data(W, "weights", "f", 4, rows * C, True)
-        self.m.U = <double*>array_data(U, "weight sums", "d", 8, rows * C if training else C, True)
-        self.m.touched = uint8_data(touched, "touched rows", rows if training else 1, True)
         self.m.live = NULL if training else uint8_data(live, "live rows", rows)
-        self.keep = (addresses, atoms, templates, open_r, cls, W, U, touched, live)
+        self.m.sums.key = NULL
+        self.m.sums.val = NULL
+        self.m.sums.cap = 0
+        self.m.sums.n = 0
+        self.m.sums.failed = 0
+        self.keep = (addresses, atoms, templates, open_r, cls, W, live)
         self.fx.n_addr = n_addr
         self.fx.n_atom = n_atom
         self.fx.n_tpl = n_tpl
@@ -412,10 +474,36 @@ cdef class Learner:
             raise MemoryError()
 
     def __dealloc__(self):
+        free(self.m.sums.key)
+        free(self.m.sums.val)
         free(self.fx.at)
         free(self.fx.val)
         free(self.fx.kids)
         free(self.fx.sets)
+
+    @property
+    def n_sums(self):
+        """How many weights were ever updated (entries of the averaging sums)."""
+        return self.m.sums.n
+
+    def sums_into(self, object index, object sums):
+        """Write the averaging sums into index (int64) and sums (float64), n_sums items each,
+        in table order: a weight's flat index (row * C + output) and the sum of t * delta
+        over its updates.  The averaged weight is W - sum / clock."""
+        cdef Sums* s = &self.m.sums
+        cdef size_t i, k = 0
+        cdef int64_t* ip = <int64_t*>array_data(index, "sum indices", "lq", 8, s.n, True)
+        cdef double* vp = <double*>array_data(sums, "sums", "d", 8, s.n, True)
+        for i in range(s.cap):
+            if s.key[i]:
+                ip[k] = <int64_t>(s.key[i] - 1)
+                vp[k] = s.val[i]
+                k += 1
+
+    cdef int check_sums(self) except -1:
+        if self.m.sums.failed:
+            raise MemoryError("out of memory growing the averaged perceptron's sums; training stopped")
+        return 0
 
     cdef int reserve(self, int n) except -1:
         if n <= self.max_n:
@@ -531,6 +619,7 @@ cdef class Learner:
                     steps += 1
                     n_steps += 1
         self.clock = m.t
+        self.check_sums()
         free(smem); free(tmem); free(blk); free(feats); free(unit); free(urow); free(ccost); free(sc)
         return n_steps, n_wrong, n_stuck
 
@@ -604,6 +693,7 @@ cdef class Learner:
                     apply_legal(&s, actions[k], labels[k])
                     n_steps += 1
         self.clock = m.t
+        self.check_sums()
         free(smem); free(feats); free(unit); free(sc)
         return n_steps, n_wrong, n_stuck
 
@@ -781,6 +871,7 @@ cdef class Learner:
                     n_upd += 1
                 m.t += 1
         self.clock = m.t
+        self.check_sums()
         beam_free(&w)
         return n_steps, n_upd, n_stuck
 

@@ -3,6 +3,7 @@ together: the thin layer between numpy arrays and the kernel's ``Learner``."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Optional
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from ..errors import UsageError
 from .data import Batch
 from .outputs import Outputs
+from .weights import SparseWeights
 
 OPEN_R = {"R": 1, "L": 0}
 
@@ -35,8 +37,6 @@ class Engine:
         if weights.shape != (rows, C) or weights.dtype != np.float32 or not weights.flags.c_contiguous:
             raise UsageError(f"weight table has shape {weights.shape}, expected {(rows, C)} float32")
         self.W = weights
-        self.U = np.zeros((rows, C) if train else (1, C), dtype=np.float64)
-        self.touched = np.zeros(rows if train else 1, dtype=np.uint8)
         self.live = np.zeros(1 if train else rows, dtype=np.uint8)
         if not train:
             self.live[np.flatnonzero(np.any(weights != 0, axis=1)) if live_rows is None else live_rows] = 1
@@ -47,15 +47,35 @@ class Engine:
         self._cls = np.ascontiguousarray(outputs.table, dtype=np.int32)
         self.learner = kernel.module.Learner(
             self._addr, len(features.addresses), self._atom, len(features.atoms), self._tpl, len(features.templates),
-            self._open, self._cls, C, self.W, self.U, self.touched, None if train else self.live, rows - 1)
+            self._open, self._cls, C, self.W, None if train else self.live, rows - 1)
 
-    def averaged(self) -> tuple[np.ndarray, np.ndarray]:
-        """The averaged-perceptron weights (training): a dense table, and the rows that can
-        be non-zero (those ever updated)."""
-        rows = np.flatnonzero(self.touched)
-        out = np.zeros_like(self.W)
-        out[rows] = (self.W[rows] - self.U[rows] / self.learner.clock).astype(np.float32)
-        return out, rows
+    def averaged(self) -> SparseWeights:
+        """The averaged-perceptron weights (training), sparse: every weight ever updated,
+        ``W - sum / clock``.  Weights never updated are zero in both tables."""
+        n = self.learner.n_sums
+        index = np.empty(n, dtype=np.int64)
+        sums = np.empty(n, dtype=np.float64)
+        self.learner.sums_into(index, sums)
+        order = np.argsort(index)
+        index, sums = index[order], sums[order]
+        del order
+        values = (self.W.reshape(-1)[index] - sums / self.learner.clock).astype(np.float32)
+        return SparseWeights(index, values, len(self.outputs))
+
+    @contextmanager
+    def installed(self, weights: SparseWeights, cover: np.ndarray):
+        """Within the block, the training table holds ``weights`` and is zero at the other
+        flat indices of ``cover`` (every weight ever updated, see :meth:`averaged`; a subset
+        of it is stored, the rest pruned); restored on leaving.  Lets the dev set be parsed
+        on the weights as saved without a second dense table."""
+        flat = self.W.reshape(-1)
+        saved = flat[cover].copy()
+        try:
+            flat[cover] = 0.0
+            flat[weights.index] = weights.values
+            yield self.W
+        finally:
+            flat[cover] = saved
 
     def train_greedy(self, batch: Batch, order: np.ndarray, *, loss_index: int, dynamic: bool,
                      explore_p: float, seed: int) -> tuple[int, int, int]:

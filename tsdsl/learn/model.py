@@ -1,15 +1,18 @@
 """The model directory: everything needed to parse again, in plain files (no pickle).
 
     DIR/model.json       metadata: versions, spec hash, feature digest, outputs, arguments,
-                         dev scores per epoch
+                         dev scores per epoch, how the weights are stored
     DIR/spec/...         the spec and the specs it extends, as trained (relative layout kept)
     DIR/features.yaml    the feature templates, verbatim
     DIR/labels.json      labels (in id order) and the label given to words attached to the root
-    DIR/weights.npy      averaged weights of the rows that are not zero, float32 [rows, outputs]
-    DIR/rows.npy         the hash bucket of each of those rows, int64
+    DIR/weights.npz      the averaged weights that are not zero, sparse and quantised
+                         (see tsdsl.learn.weights)
 
-Loading refuses a directory written by another tsdsl version or format, or whose spec or
-features no longer hash to what was trained.
+A directory is written whole into a temporary sibling and renamed into place, so an
+interrupted save leaves any earlier model intact; :func:`check_writable` refuses to replace
+an existing model unless forced, and anything else that is not an empty directory.  Loading
+refuses a directory written by another tsdsl version or format, whose spec or features no
+longer hash to what was trained, or whose weights are damaged or not finite.
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ from .._version import __version__
 from ..lang import load_system
 from ..errors import TsdslError, UsageError
 from .features import FeatureSet, load_features
+from . import weights as wt
 from ..kernels.codegen import GENERATOR_VERSION
 from .. import ir
 
-FORMAT = 1
+FORMAT = 2
 META = "model.json"
+WEIGHTS = "weights.npz"
 
 
 class ModelError(UsageError):
@@ -50,9 +55,12 @@ class Model:
     root_label: str
     hash_bits: int
     outputs: tuple[str, ...]
-    weights: np.ndarray                 # dense float32 [2**hash_bits, outputs]
+    weights: Optional[np.ndarray]       # dense float32 [2**hash_bits, outputs] (parsing)
     meta: dict = field(default_factory=dict)
     live_rows: Optional[np.ndarray] = None  # rows of weights that may be non-zero (None: unknown)
+    stored: Optional[wt.StoredWeights] = None  # the weights as saved (None: saved from ``weights``)
+    precision: str = wt.DEFAULT_PRECISION  # how ``save`` stores ``weights`` when ``stored`` is None
+    prune: float = 0.0
 
 
 def spec_sources(system: ir.System) -> tuple[dict[str, str], str]:
@@ -65,44 +73,77 @@ def spec_sources(system: ir.System) -> tuple[dict[str, str], str]:
     return out, paths[-1].relative_to(base).as_posix()
 
 
-def check_writable(out_dir: str | Path) -> None:
-    """Refuse, before any work, to replace something that is not a model directory."""
+def check_writable(out_dir: str | Path, force: bool = False) -> None:
+    """Refuse, before any work, to replace an existing model (unless ``force``) or anything
+    else that is not an empty directory (even with ``force``: it may hold someone's files)."""
     out = Path(out_dir)
-    if out.exists() and not (out / META).is_file() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError(f"{out}: exists and is not a tsdsl model directory; refusing to overwrite it")
+    if not out.exists() and not out.is_symlink():
+        return
+    if out.is_dir() and not out.is_symlink() and (out / META).is_file():
+        if not force:
+            raise UsageError(f"{out}: already holds a model; refusing to overwrite it "
+                             "(--force replaces it, or choose another --out)")
+        return
+    if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
+        return
+    raise UsageError(f"{out}: exists and is not a tsdsl model directory (nor empty); refusing to overwrite it")
 
 
-def save(model: Model, out_dir: str | Path) -> Path:
-    """Write the model directory atomically: into a temporary sibling, then renamed."""
+def stored_weights(model: Model) -> wt.StoredWeights:
+    """The weights as :func:`save` writes them."""
+    if model.stored is not None:
+        return model.stored
+    if model.weights is None:
+        raise ValueError("a model needs weights to be saved")
+    return wt.store(wt.SparseWeights.from_dense(model.weights), model.precision, model.prune)
+
+
+def _write_contents(model: Model, d: Path) -> None:
+    """Every file of the model directory, into the (empty) directory ``d``."""
+    (d / "spec").mkdir()
+    for name, text in model.spec_files.items():
+        target = d / "spec" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    (d / "features.yaml").write_text(model.features.text, encoding="utf-8")
+    (d / "labels.json").write_text(json.dumps({"labels": model.labels, "root_label": model.root_label},
+                                              ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    stored = stored_weights(model)
+    wt.write(d / WEIGHTS, stored)
+    meta = dict(model.meta)
+    meta.update(format=FORMAT, tsdsl=__version__, generator=GENERATOR_VERSION,
+                system=model.system.name, spec=model.spec_main, overrides=model.overrides,
+                spec_hash=model.system.source_hash, features=model.features.name,
+                features_digest=model.features.digest(), hash_bits=model.hash_bits,
+                outputs=list(model.outputs), numpy=np.__version__,
+                weights={"file": WEIGHTS, "precision": stored.precision, "prune": model.prune,
+                         "stored": stored.size, "rows": int(len(stored.rows))})
+    (d / META).write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def save(model: Model, out_dir: str | Path, *, force: bool = False) -> Path:
+    """Write the model directory atomically: into a temporary sibling, then renamed into
+    place (an existing model, allowed by ``force``, is moved aside first and removed last)."""
     out = Path(out_dir)
-    check_writable(out)
+    check_writable(out, force)
     parent = out.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
     try:
-        (tmp / "spec").mkdir()
-        for name, text in model.spec_files.items():
-            target = tmp / "spec" / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        (tmp / "features.yaml").write_text(model.features.text, encoding="utf-8")
-        (tmp / "labels.json").write_text(json.dumps({"labels": model.labels, "root_label": model.root_label},
-                                                    ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        rows = np.flatnonzero(np.any(model.weights != 0, axis=1)).astype(np.int64)
-        np.save(tmp / "rows.npy", rows, allow_pickle=False)
-        np.save(tmp / "weights.npy", np.ascontiguousarray(model.weights[rows]), allow_pickle=False)
-        meta = dict(model.meta)
-        meta.update(format=FORMAT, tsdsl=__version__, generator=GENERATOR_VERSION,
-                    system=model.system.name, spec=model.spec_main, overrides=model.overrides,
-                    spec_hash=model.system.source_hash, features=model.features.name,
-                    features_digest=model.features.digest(), hash_bits=model.hash_bits,
-                    outputs=list(model.outputs), numpy=np.__version__)
-        (tmp / META).write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        umask = os.umask(0)
+        os.umask(umask)
+        tmp.chmod(0o777 & ~umask)  # mkdtemp makes it private; a model directory is not
+        _write_contents(model, tmp)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=parent))
             os.replace(out, old / "model")
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
+            try:
+                os.replace(tmp, out)
+            except BaseException:
+                os.replace(old / "model", out)
+                raise
+            finally:
+                shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(tmp, out)
     except BaseException:
@@ -129,7 +170,7 @@ def load(model_dir: str | Path) -> Model:
     if not d.is_dir():
         raise ModelError(f"{d}: no such model directory")
     meta = _read_json(d / META)
-    if meta.get("format") != FORMAT:
+    if meta.get("format") not in (1, FORMAT):
         raise ModelError(f"{d}: model format {meta.get('format')!r}, this tsdsl reads format {FORMAT}")
     if meta.get("tsdsl") != __version__ or meta.get("generator") != GENERATOR_VERSION:
         raise ModelError(f"{d}: trained with tsdsl {meta.get('tsdsl')} (kernel generator {meta.get('generator')}); "
@@ -162,17 +203,36 @@ def load(model_dir: str | Path) -> Model:
     outputs = tuple(meta.get("outputs") or ())
     if not isinstance(bits, int) or not 8 <= bits <= 28:
         raise ModelError(f"{d / META}: bad hash_bits {bits!r}")
+    C = len(outputs)
+    weights = np.zeros((1 << bits, C), dtype=np.float32)
+    info = meta.get("weights") if isinstance(meta.get("weights"), dict) else {}
+    try:
+        if meta.get("format") == 1:
+            rows, vals = _read_format1(d, C, bits)
+            weights[rows] = vals
+            stored, precision = None, "float32"
+        else:
+            stored = wt.read(d / WEIGHTS, C, bits, info.get("precision"))
+            wt.expand(stored).write_into(weights)
+            rows, precision = stored.rows.astype(np.int64), stored.precision
+    except wt.WeightsError as exc:
+        raise ModelError(str(exc)) from None
+    return Model(system=system, spec_files=files, spec_main=main, overrides=overrides, features=features,
+                 labels=labels, root_label=str(labels_doc.get("root_label") or "root"), hash_bits=bits,
+                 outputs=outputs, weights=weights, meta=meta, live_rows=rows, stored=stored,
+                 precision=precision, prune=float(info.get("prune") or 0.0))
+
+
+def _read_format1(d: Path, C: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Format 1 (before sparse storage): the non-zero rows, dense float32 (weights.npy), and
+    their row numbers (rows.npy)."""
     try:
         rows = np.load(d / "rows.npy", allow_pickle=False)
         vals = np.load(d / "weights.npy", allow_pickle=False)
     except (OSError, ValueError) as exc:
-        raise ModelError(f"{d}: cannot read the weights ({exc})") from None
-    C = len(outputs)
+        raise wt.WeightsError(f"{d}: cannot read the weights ({exc})") from None
     if vals.dtype != np.float32 or vals.ndim != 2 or vals.shape[1] != C or rows.shape != (vals.shape[0],) \
             or (len(rows) and (rows.min() < 0 or rows.max() >= (1 << bits))):
-        raise ModelError(f"{d}: weights.npy/rows.npy do not fit {C} outputs and {bits} hash bits")
-    weights = np.zeros((1 << bits, C), dtype=np.float32)
-    weights[rows] = vals
-    return Model(system=system, spec_files=files, spec_main=main, overrides=overrides, features=features,
-                 labels=labels, root_label=str(labels_doc.get("root_label") or "root"), hash_bits=bits,
-                 outputs=outputs, weights=weights, meta=meta, live_rows=rows)
+        raise wt.WeightsError(f"{d}: weights.npy/rows.npy do not fit {C} outputs and {bits} hash bits")
+    wt.check_finite(d / "weights.npy", vals)
+    return rows.astype(np.int64), vals

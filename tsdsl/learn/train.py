@@ -40,6 +40,7 @@ from .parser import Parser
 from .progress import Progress
 from .repaired import RepairUse, use_repair
 from ..verify.repair import VERIFY_N
+from .weights import DEFAULT_PRECISION, PRECISIONS, WeightsError, store, expand
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
 MAX_EPOCHS = 30
@@ -70,6 +71,9 @@ class TrainOptions:
     seed: int = 1
     nonproj: str = "lift"            # "lift" | "skip" (projective systems only)
     hash_bits: int = 20
+    precision: str = DEFAULT_PRECISION    # how the weights are stored (see tsdsl.learn.weights)
+    prune: float = 0.0                    # drop stored weights with |w| below this
+    force: bool = False                   # replace an existing model at the output directory
     loss: Optional[str] = None       # which declared loss (default: the first)
     overrides: dict = field(default_factory=dict)
     search_budget: int = DEFAULT_BUDGET   # static oracle by search: configurations per sentence
@@ -96,6 +100,10 @@ class TrainOptions:
             raise UsageError("--hash-bits must lie in 12..26")
         if self.repair_max_n < 1:
             raise UsageError("--repair-max-n must be at least 1")
+        if self.precision not in PRECISIONS:
+            raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, not {self.precision!r}")
+        if not (self.prune >= 0.0 and np.isfinite(self.prune)):
+            raise UsageError("--prune must be a finite number >= 0")
 
 
 @dataclass
@@ -289,7 +297,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                          "transitions, so set K (e.g. --set K=4)")
     if system.multihead:
         raise UsageError(f"{spec}: multihead (DAG) systems cannot be trained yet")
-    check_writable(out_dir)
+    check_writable(out_dir, options.force)
     repair = use_repair(system, verify_n=options.repair_max_n, overrides=options.overrides or None) \
         if options.repair else RepairUse(system)
     system = repair.system
@@ -349,13 +357,13 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     model = Model(system=system, spec_files=spec_files, spec_main=spec_main,
                   overrides=dict(options.overrides or {}), features=features, labels=labels,
                   root_label=root_label, hash_bits=options.hash_bits, outputs=outputs.names,
-                  weights=engine.W, meta=meta)
+                  weights=engine.W, meta=meta, precision=options.precision, prune=options.prune)
 
     dev_columns = [columns_of(s) for s in dev_sents]
     dev_gold = [(s.heads, s.deprels) for s in dev_sents]
     rng = np.random.default_rng(options.seed)
     history: list[dict] = []
-    best_las, best_epoch, best_rows, best_vals = -1.0, 0, None, None
+    best_las, best_epoch, best_stored = -1.0, 0, None
     n = len(keep_order)
     chunk = 256
     epochs = options.epochs or (MAX_EPOCHS if dev_sents else EPOCHS_WITHOUT_DEV)
@@ -380,33 +388,42 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
             steps, mistakes, stuck = steps + s_, mistakes + m_, stuck + k_
             bar.advance(len(part), int(np.sum(batch.offsets[part + 1] - batch.offsets[part])))
         train_seconds = time.perf_counter() - t0
-        averaged, rows = engine.averaged()
+        # The averaged weights, pruned and quantised as they will be saved: the dev set is
+        # scored on exactly those, installed in the training table for the parse.
+        averaged = engine.averaged()
+        try:
+            stored = store(averaged, options.precision, options.prune)
+        except WeightsError as exc:
+            raise UsageError(f"epoch {epoch}: {exc}") from None
         record = {"epoch": epoch, "train_seconds": round(train_seconds, 3), "transitions": int(steps),
-                  "updates": int(mistakes), "stuck": int(stuck)}
+                  "updates": int(mistakes), "stuck": int(stuck), "weights_stored": stored.size}
         if dev_sents:
-            model.weights = averaged
-            parser = Parser(model, Engine(kernel, features, outputs, options.hash_bits, weights=averaged,
-                                          live_rows=rows))
-            dev_heads, dev_labels, stats = parser.parse_columns(dev_columns, beam=options.beam)
+            kept = expand(stored)
+            with engine.installed(kept, averaged.index) as table:
+                model.weights = table
+                parser = Parser(model, Engine(kernel, features, outputs, options.hash_bits, weights=table,
+                                              live_rows=stored.rows))
+                dev_heads, dev_labels, stats = parser.parse_columns(dev_columns, beam=options.beam)
+                del parser
+            del kept
             uas, las = attachment_scores(dev_gold, dev_heads, dev_labels)
             record.update(dev_uas=uas, dev_las=las, dev_words_per_second=round(stats.words_per_second),
                           dev_repaired_words=stats.repaired_words)
             score = las
         else:
             score = float(epoch)  # no dev set: keep the last epoch
+        del averaged
         history.append(record)
         improved = score > best_las
         if improved:
-            best_las, best_epoch = score, epoch
-            best_rows, best_vals = rows, averaged[rows].copy()
+            best_las, best_epoch, best_stored = score, epoch, stored
+        del stored
         bar.finish(record, improved)
-        del averaged
         model.weights = engine.W
         if dev_sents and epoch - best_epoch >= options.patience:
             break  # patience: no better dev LAS for that many epochs
-    final = np.zeros_like(engine.W)
-    final[best_rows] = best_vals
-    model.weights, model.live_rows = final, best_rows
+    model.weights, model.stored, model.live_rows = None, best_stored, best_stored.rows
+    del engine
     model.meta.update(best_epoch=best_epoch, history=history,
                       train_seconds=round(time.perf_counter() - t_start, 3),
                       train_sentences=len(keep_order), skipped_nonprojective=skipped, lifted_arcs=lifted)
@@ -417,7 +434,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         (progress or sys.stderr).write(f"warning: in the last epoch {last['stuck']} of {len(trees)} training sentences ended "
                        "without a terminal configuration (no legal transition, or the step limit): the "
                        "oracle may lead into dead ends of this system\n")
-    out = save(model, out_dir)
+    out = save(model, out_dir, force=options.force)
     not_derived = 0 if searched is None else batch.sentences - len(searched.derived)
     return TrainResult(out, best_epoch, history, time.perf_counter() - t_start, len(trees) - not_derived, skipped,
                        lifted, not_derived, oracle, repair.note, repair.repaired)

@@ -1,0 +1,201 @@
+"""Benchmark: model size and training memory against accuracy, for en_gum arc-eager.
+
+Trains ``tsdsl train arc-eager`` on en_gum (``../shared/data/ud/en_gum/{train,dev,test}``)
+once per variant, each in a child process: the defaults, and trade-off points of storage
+precision, pruning and hash bits (the same epochs, seed and patience for all).  For each:
+the model directory's size, the peak resident memory of the training process, its wall-clock
+time, dev LAS (best epoch, from model.json) and test UAS/LAS (``tsdsl parse`` +
+``tsdsl eval``).  ``--before REV`` also trains with the code of git revision REV (extracted
+with ``git archive`` into a temporary directory), as the reference the targets compare with:
+the model directory at most 20 MB, training below 1.5 GB, at most 0.1 test LAS lost.
+
+Writes a markdown table (default ``docs/results-size.md``) and, with ``--json``, the rows.
+Skips with a message when the treebank is absent.
+
+    python bench/model_size.py [--before REV] [--epochs 15] [--variants default int8 ...] [--data DIR]
+                               [--json rows.json] [--merge earlier-rows.json ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data" / "ud" / "en_gum"  # --data overrides
+MAX_MB, MAX_GB, MAX_LAS_LOST = 20.0, 1.5, 0.1
+
+# name -> (extra `tsdsl train` options, what it shows)
+VARIANTS = {
+    "default": ([], "the defaults: 2^20 rows, float16, no pruning"),
+    "float32": (["--precision", "float32"], "weights stored exactly"),
+    "int8": (["--precision", "int8"], "8-bit weights, one scale per output"),
+    "int8-prune1": (["--precision", "int8", "--prune", "1.0"], "8-bit, weights below 1.0 left out"),
+    "bits18": (["--hash-bits", "18"], "a 4x smaller hash table (2^18 rows), float16"),
+}
+BEFORE = "before"
+
+
+def measure_child(cmd: list[str]) -> int:
+    """Run ``cmd`` (``--measure`` mode): print its exit code, peak RSS (bytes) and seconds."""
+    t0 = time.perf_counter()
+    code = subprocess.run(cmd).returncode
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # kB on Linux
+    print(json.dumps({"code": code, "peak_rss": peak, "seconds": seconds}))
+    return 0
+
+
+def measured(cmd: list[str], env: dict, cwd: Path, log: Path) -> dict:
+    """``cmd`` run under a fresh measuring process, so the peak is this command's alone."""
+    with open(log, "a", encoding="utf-8") as fh:
+        proc = subprocess.run([sys.executable, __file__, "--measure", "--", *cmd], env=env, cwd=cwd,
+                              stdout=subprocess.PIPE, stderr=fh, text=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def dir_size(d: Path) -> int:
+    return sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
+
+
+def run_variant(name: str, extra: list[str], workdir: Path, epochs: int, src: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(src))
+    env.setdefault("TSDSL_CACHE_DIR", str(workdir / "kernels"))
+    tsdsl = [sys.executable, "-m", "tsdsl.cli"]
+    model = workdir / f"model-{name}"
+    log = workdir / f"{name}.log"
+    args = ["train", "arc-eager", "--train", str(DATA / "train.conllu"), "--dev", str(DATA / "dev.conllu"),
+            "--out", str(model), "--epochs", str(epochs), "--quiet", *extra]
+    if model.exists():
+        shutil.rmtree(model)  # (the code of --before has no --force)
+    # `python -m` puts the working directory first on the path: run in ``src``, so that
+    # ``tsdsl`` is the code under test.  Build the kernel first, so that its compilation is
+    # in neither the time nor the memory.
+    subprocess.run([*tsdsl, "compile", "arc-eager"], env=env, cwd=src, capture_output=True)
+    run = measured(["nice", "-n", "10", *tsdsl, *args], env, src, log)
+    row = {"variant": name, "options": " ".join(extra), "peak_rss": run["peak_rss"],
+           "train_seconds": round(run["seconds"], 1)}
+    if run["code"] != 0:
+        row["error"] = f"training failed (exit {run['code']}), see {log}"
+        return row
+    meta = json.loads((model / "model.json").read_text(encoding="utf-8"))
+    pred = workdir / f"test-{name}.conllu"
+    with open(log, "a", encoding="utf-8") as fh:
+        subprocess.run([*tsdsl, "parse", str(model), str(DATA / "test.conllu"), "-o", str(pred)], env=env,
+                       cwd=src, stderr=fh, check=True)
+    scores = json.loads(subprocess.run([*tsdsl, "eval", str(DATA / "test.conllu"), str(pred), "--json"], env=env,
+                                       cwd=src, capture_output=True, text=True, check=True).stdout)
+    row.update(model_bytes=dir_size(model), best_epoch=meta.get("best_epoch"),
+               epochs_run=len(meta.get("history") or []), dev_las=100 * meta["dev_las"],
+               stored=(meta.get("weights") or {}).get("stored"),
+               test_uas=100 * scores["uas"]["score"], test_las=100 * scores["las"]["score"])
+    return row
+
+
+def render(rows: list[dict], args) -> str:
+    ref = next((r for r in rows if r["variant"] == BEFORE and "error" not in r), None) \
+        or next((r for r in rows if r["variant"] == "float32" and "error" not in r), None)
+    lines = ["# Model size and training memory", "",
+             "Produced by `python bench/model_size.py` (do not edit by hand): `tsdsl train arc-eager` on en_gum "
+             f"(gold UPOS, FEATS and lemmas), at most {args.epochs} epochs, patience 5, seed 1, best epoch on dev; "
+             "test LAS on universal labels with punctuation, as in [results.md](results.md).",
+             f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared with other jobs: times are noisy), "
+             f"Python {platform.python_version()}; one training at a time.", "",
+             "Peak RSS: the training process's maximum resident set (`getrusage` of a child that only runs it); "
+             "train s: its wall clock, kernel already built. "
+             + (f"`{BEFORE}` is the code of `{args.before}`, before sparse storage. " if args.before else "")
+             + (f"Δ LAS: against `{ref['variant']}`." if ref else ""), "",
+             "| variant | options | model dir MB | weights stored | peak train RSS GB | train s | best epoch | "
+             "dev LAS | test UAS | test LAS | Δ test LAS |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['variant']} | {r['options']} | {r['error']} | | | | | | | | |")
+            continue
+        delta = f"{r['test_las'] - ref['test_las']:+.2f}" if ref else ""
+        stored = f"{r['stored']:,}" if r.get("stored") else "(dense rows)"
+        lines.append(f"| {r['variant']} | {r['options'] or '(defaults)'} | {r['model_bytes'] / 1e6:.1f} | {stored} | "
+                     f"{r['peak_rss'] / 1e9:.2f} | {r['train_seconds']:.0f} | {r['best_epoch']} of {r['epochs_run']} | "
+                     f"{r['dev_las']:.2f} | {r['test_uas']:.2f} | **{r['test_las']:.2f}** | {delta} |")
+    lines += ["", "Variants:", ""]
+    for r in rows:
+        what = VARIANTS[r["variant"]][1] if r["variant"] in VARIANTS else f"the code of {args.before}"
+        lines.append(f"- **{r['variant']}**: {what}")
+    default = next((r for r in rows if r["variant"] == "default" and "error" not in r), None)
+    if default:
+        lines += ["", "## Targets (the defaults)", ""]
+        size_ok = default["model_bytes"] / 1e6 <= MAX_MB
+        rss_ok = default["peak_rss"] / 1e9 < MAX_GB
+        lines.append(f"- model directory <= {MAX_MB:.0f} MB: {default['model_bytes'] / 1e6:.1f} MB: "
+                     f"**{'met' if size_ok else 'NOT met'}**")
+        lines.append(f"- training peak RSS < {MAX_GB} GB: {default['peak_rss'] / 1e9:.2f} GB: "
+                     f"**{'met' if rss_ok else 'NOT met'}**")
+        if ref:
+            lost = ref["test_las"] - default["test_las"]
+            lines.append(f"- test LAS lost against `{ref['variant']}` <= {MAX_LAS_LOST}: {lost:.2f}: "
+                         f"**{'met' if lost <= MAX_LAS_LOST + 1e-9 else 'NOT met'}**")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    global DATA
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
+    ap.add_argument("--before", metavar="REV", help="also train with the code of this git revision")
+    ap.add_argument("--epochs", type=int, default=15)
+    ap.add_argument("--data", type=Path, default=DATA, help="the en_gum directory (default: %(default)s)")
+    ap.add_argument("--workdir", type=Path, help="where models go (default: a temporary directory)")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results-size.md")
+    ap.add_argument("--json", type=Path, help="also write the rows as JSON")
+    ap.add_argument("--merge", type=Path, nargs="*", default=[],
+                    help="rows of earlier runs (--json files) to put in the same table (a variant trained "
+                         "again replaces its earlier row)")
+    ap.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("cmd", nargs="*", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.measure:
+        return measure_child(args.cmd)
+    DATA = args.data
+    missing = [f for f in ("train", "dev", "test") if not (DATA / f"{f}.conllu").is_file()]
+    if missing:
+        print(f"bench/model_size.py: skipped: no en_gum treebank under {DATA} (needs "
+              "{train,dev,test}.conllu there; see --data)")
+        return 0
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tsdsl-bench-size-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    jobs = [(name, VARIANTS[name][0], ROOT) for name in args.variants]
+    if args.before:
+        src = workdir / "before-src"
+        if not src.exists():
+            src.mkdir()
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before], capture_output=True,
+                                     check=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+        jobs.insert(0, (BEFORE, [], src))
+    now = {name for name, _, _ in jobs}
+    rows = [r for f in args.merge for r in json.loads(f.read_text(encoding="utf-8")) if r["variant"] not in now]
+    for name, extra, src in jobs:
+        row = run_variant(name, extra, workdir, args.epochs, src)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    rows.sort(key=lambda r: ([BEFORE, *VARIANTS].index(r["variant"]) if r["variant"] in VARIANTS or
+                             r["variant"] == BEFORE else 99))
+    text = render(rows, args)
+    args.out.write_text(text, encoding="utf-8")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""Weight tables as stored: sparse, pruned, quantised, compressed.
+
+A perceptron's hashed table has ``2**hash_bits`` rows of one weight per output, but only the
+weights that were ever updated are not zero (about 3% of them for arc-eager on en_gum). A
+model therefore keeps only those, row by row:
+
+    rows     int32   the table rows holding at least one stored weight, ascending
+    counts   uint16  how many weights each of those rows holds
+    cols     uint8 (uint16 past 256 outputs)  the output of each weight, ascending within a row
+    values   float32 | float16 | int16 | int8  the weights
+    scale    float32 [outputs]  per-output factor of integer values (1 for float values)
+
+in one ``numpy.savez_compressed`` file (no pickle). Precision and pruning are the size
+trade-off: ``float16`` keeps 11 significant bits; ``int16``/``int8`` store ``round(w /
+scale)`` with ``scale = max |w| / 32767`` (``/ 127``) per output, so weights below half a step
+vanish; ``prune`` drops weights whose magnitude is below it. :func:`store` and :func:`expand`
+are the only ways in and out, so the dev set is scored during training on exactly the weights
+that are saved.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+PRECISIONS = {"float32": np.float32, "float16": np.float16, "int16": np.int16, "int8": np.int8}
+"""Storage types of the weights, by name."""
+DEFAULT_PRECISION = "float16"
+KEYS = ("rows", "counts", "cols", "values", "scale")
+
+
+class WeightsError(ValueError):
+    """A weights file that cannot be used (the message names the file)."""
+
+
+@dataclass
+class SparseWeights:
+    """The non-zero weights of a dense ``[rows, outputs]`` table: flat indices ``row *
+    outputs + output`` (int64, ascending) and values (float32)."""
+
+    index: np.ndarray
+    values: np.ndarray
+    outputs: int
+
+    @classmethod
+    def from_dense(cls, table: np.ndarray, chunk_rows: int = 1 << 14) -> "SparseWeights":
+        """The non-zero weights of ``table``, read a block of rows at a time (no dense
+        temporary of the table's size)."""
+        C = table.shape[1]
+        idx, vals = [], []
+        for a in range(0, table.shape[0], chunk_rows):
+            block = table[a:a + chunk_rows]
+            r, c = np.nonzero(block)
+            idx.append((r.astype(np.int64) + a) * C + c)
+            vals.append(block[r, c].astype(np.float32))
+        index = np.concatenate(idx) if idx else np.zeros(0, np.int64)
+        values = np.concatenate(vals) if vals else np.zeros(0, np.float32)
+        return cls(index, values, C)
+
+    def live_rows(self) -> np.ndarray:
+        """The table rows that hold a weight (int64, ascending)."""
+        return np.unique(self.index // self.outputs)
+
+    def write_into(self, table: np.ndarray) -> None:
+        """Set the table's entries at these indices to these values (others untouched)."""
+        table.reshape(-1)[self.index] = self.values
+
+
+@dataclass
+class StoredWeights:
+    """A table as it is written: see the module docstring."""
+
+    rows: np.ndarray
+    counts: np.ndarray
+    cols: np.ndarray
+    values: np.ndarray
+    scale: np.ndarray
+    precision: str
+
+    @property
+    def outputs(self) -> int:
+        return len(self.scale)
+
+    @property
+    def size(self) -> int:
+        """Weights stored."""
+        return len(self.values)
+
+
+def store(sparse: SparseWeights, precision: str = DEFAULT_PRECISION, prune: float = 0.0) -> StoredWeights:
+    """Prune (drop ``|w| < prune``) and quantise a sparse table; weights that round to zero
+    are dropped as well.  Refuses non-finite weights (a diverged training)."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+    C = sparse.outputs
+    vals = np.asarray(sparse.values, dtype=np.float32)
+    bad = int(np.count_nonzero(~np.isfinite(vals)))
+    if bad:
+        raise WeightsError(f"{bad} weights are not finite (NaN or infinite): training diverged")
+    keep = np.abs(vals) >= prune if prune > 0 else vals != 0
+    index, vals = sparse.index[keep], vals[keep]
+    cols = (index % C).astype(np.int64)
+    dtype = PRECISIONS[precision]
+    scale = np.ones(C, dtype=np.float32)
+    if np.issubdtype(dtype, np.integer):
+        top = np.iinfo(dtype).max
+        peak = np.zeros(C, dtype=np.float32)
+        np.maximum.at(peak, cols, np.abs(vals))
+        scale = np.where(peak > 0, peak / top, 1.0).astype(np.float32)
+        q = np.clip(np.rint(vals / scale[cols]), -top, top).astype(dtype)
+    else:
+        with np.errstate(over="ignore"):
+            q = vals.astype(dtype)
+        if precision == "float16" and np.any(np.isinf(q)):
+            raise WeightsError(f"weights beyond float16's range (max |w| {float(np.abs(vals).max()):.4g}); "
+                               "store them as float32 or int16")
+    nz = q != 0
+    index, cols, q = index[nz], cols[nz], q[nz]
+    row_of = index // C
+    rows, counts = np.unique(row_of, return_counts=True)
+    return StoredWeights(rows=rows.astype(np.int32), counts=counts.astype(np.uint16),
+                         cols=cols.astype(np.uint8 if C <= 256 else np.uint16), values=q, scale=scale,
+                         precision=precision)
+
+
+def expand(stored: StoredWeights) -> SparseWeights:
+    """The float32 weights a stored table stands for."""
+    C = stored.outputs
+    row_of = np.repeat(stored.rows.astype(np.int64), stored.counts.astype(np.int64))
+    cols = stored.cols.astype(np.int64)
+    values = stored.values.astype(np.float32) * stored.scale[cols]
+    return SparseWeights(row_of * C + cols, values.astype(np.float32), C)
+
+
+def dense(stored: StoredWeights, hash_bits: int) -> np.ndarray:
+    """The dense float32 ``[2**hash_bits, outputs]`` table the kernel reads."""
+    table = np.zeros((1 << hash_bits, stored.outputs), dtype=np.float32)
+    expand(stored).write_into(table)
+    return table
+
+
+def write(path: Path, stored: StoredWeights) -> None:
+    """Write ``path`` (a ``.npz`` file, compressed)."""
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, rows=stored.rows, counts=stored.counts, cols=stored.cols, values=stored.values,
+                            scale=stored.scale)
+
+
+def read(path: Path, outputs: int, hash_bits: int, precision: Optional[str] = None) -> StoredWeights:
+    """Read and check ``path``: shapes and types that fit ``outputs`` and ``hash_bits``, finite
+    values and scales.  Every problem is a :class:`WeightsError` naming the file."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            missing = [k for k in KEYS if k not in z.files]
+            if missing:
+                raise WeightsError(f"{path}: not a weights file (missing {', '.join(missing)})")
+            arrays = {k: z[k] for k in KEYS}
+    except FileNotFoundError:
+        raise WeightsError(f"{path}: missing") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        if isinstance(exc, WeightsError):
+            raise
+        raise WeightsError(f"{path}: cannot read the weights ({exc})") from None
+    rows, counts, cols, values, scale = (arrays[k] for k in KEYS)
+    names = {np.dtype(t).name: n for n, t in PRECISIONS.items()}
+    kind = names.get(values.dtype.name)
+    ok = (kind is not None and (precision is None or kind == precision)
+          and rows.ndim == counts.ndim == cols.ndim == values.ndim == scale.ndim == 1
+          and rows.dtype == np.int32 and counts.dtype == np.uint16 and cols.dtype.kind == "u"
+          and scale.dtype == np.float32 and len(scale) == outputs and len(rows) == len(counts)
+          and len(cols) == len(values) == int(counts.astype(np.int64).sum()))
+    if ok and len(rows):
+        ok = (rows.min() >= 0 and rows.max() < (1 << hash_bits) and np.all(np.diff(rows) > 0)
+              and int(cols.max()) < outputs)
+    if not ok:
+        raise WeightsError(f"{path}: the arrays do not fit {outputs} outputs and {hash_bits} hash bits"
+                           + (f" stored as {precision}" if precision else ""))
+    check_finite(path, values, scale)
+    return StoredWeights(rows, counts, cols, values, scale, kind)
+
+
+def check_finite(path: Path, values: np.ndarray, scale: Optional[np.ndarray] = None) -> None:
+    """Refuse NaN or infinite weights (or scales), naming the file."""
+    bad = int(np.count_nonzero(~np.isfinite(values))) if values.dtype.kind == "f" else 0
+    bad_scale = int(np.count_nonzero(~np.isfinite(scale))) if scale is not None else 0
+    if bad or bad_scale:
+        what = f"{bad} weights" if bad else f"{bad_scale} output scales"
+        raise WeightsError(f"{path}: {what} are not finite (NaN or infinite); the model is damaged "
+                           "or its training diverged: retrain it")
