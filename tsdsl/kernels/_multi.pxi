@@ -246,7 +246,7 @@ def derive_graphs(object arc_offsets_, object arc_heads_, object arc_deps_, obje
 def parse_graphs(Learner L, object offsets_, object tokens, object out_arcs_, Py_ssize_t arc_cap):
     """Parse every sentence greedily with a multihead system's model and write every arc of
     the final configuration as (global word index of the dependent, head in CoNLL-U numbering,
-    label id or -1) into the int32 array out_arcs_ (3 arc_cap slots).  Returns (transitions,
+    label id or -1, 1 for the word's first arc) into the int32 array out_arcs_ (4 arc_cap slots).  Returns (transitions,
     stuck sentences, arcs): when arcs > arc_cap the log is incomplete (call again with more)."""
     cdef Corpus cp
     corpus_of(&cp, None, offsets_, tokens, None, None)
@@ -254,7 +254,7 @@ def parse_graphs(Learner L, object offsets_, object tokens, object out_arcs_, Py
     cdef const int* offsets = cp.offsets
     cdef const int64_t* tok = cp.tok
     cdef Py_ssize_t stride = cp.stride
-    cdef int* out = int32_data(out_arcs_, "arcs out", 3 * arc_cap, True)
+    cdef int* out = int32_data(out_arcs_, "arcs out", 4 * arc_cap, True)
     cdef Py_ssize_t si, n_arcs = 0
     cdef int n, off, maxn = 0, steps, limit, c, p, d, h, C = L.m.C, nf = L.fx.n_tpl
     cdef long long n_steps = 0, n_stuck = 0
@@ -306,9 +306,10 @@ def parse_graphs(Learner L, object offsets_, object tokens, object out_arcs_, Py
                 for h in range(s.ntok):
                     if s.adj[h * s.ntok + d]:
                         if n_arcs < arc_cap:
-                            out[3 * n_arcs] = off + d - 1
-                            out[3 * n_arcs + 1] = 0 if h == s.root else h
-                            out[3 * n_arcs + 2] = s.adjlab[h * s.ntok + d]
+                            out[4 * n_arcs] = off + d - 1
+                            out[4 * n_arcs + 1] = 0 if h == s.root else h
+                            out[4 * n_arcs + 2] = s.adjlab[h * s.ntok + d]
+                            out[4 * n_arcs + 3] = h == s.head[d]   # the word's first arc
                         n_arcs += 1
     free(smem); free(feats); free(unit); free(sc)
     return n_steps, n_stuck, n_arcs

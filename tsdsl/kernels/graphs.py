@@ -124,13 +124,83 @@ def derive_graphs(kernel, lengths: Sequence[int], graphs: Sequence[Sequence[tupl
 
 def parse_graphs(learner_module, learner, offsets: np.ndarray, tokens: np.ndarray,
                  words: int) -> tuple[np.ndarray, int, int]:
-    """Greedy parsing with a multihead model: an int32 [arcs, 3] array of (global word index
-    of the dependent, head in CoNLL-U numbering, label id or -1), with (transitions, stuck
-    sentences)."""
+    """Greedy parsing with a multihead model: an int32 [arcs, 4] array of (global word index
+    of the dependent, head in CoNLL-U numbering, label id or -1, 1 for the first arc the
+    dependent got), with (transitions, stuck sentences)."""
     cap = 2 * words + 16
     while True:
-        out = np.empty(3 * cap + 3, dtype=np.int32)
+        out = np.empty(4 * cap + 4, dtype=np.int32)
         steps, stuck, n = learner_module.parse_graphs(learner, offsets, tokens, out, cap)
         if n <= cap:
-            return out[:3 * n].reshape(n, 3).copy(), int(steps), int(stuck)
+            return out[:4 * n].reshape(n, 4).copy(), int(steps), int(stuck)
         cap = n
+
+
+@dataclass
+class GraphCoverage:
+    """Which enhanced graphs of a treebank a multihead system derives exactly."""
+
+    system: str
+    file: str
+    budget: Optional[int]
+    sentences: int = 0
+    without_deps: int = 0          # sentences whose DEPS are all _ (not counted below)
+    graphs: int = 0
+    arcs: int = 0
+    derivable: int = 0
+    not_derivable: int = 0         # searched, no derivation
+    over_budget: int = 0
+    obstacles: dict = None         # reason -> graphs decided without a search
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+    def render_text(self) -> str:
+        def pct(k: int) -> str:
+            return f"{k} / {self.graphs} ({100 * k / self.graphs:.2f}%)" if self.graphs else f"{k} / 0"
+
+        rows = [f"{self.system} on {self.file}: enhanced graphs (DEPS, empty nodes collapsed)",
+                f"graphs:               {self.graphs} ({self.arcs} arcs)"
+                + (f"; {self.without_deps} sentences without DEPS not counted" if self.without_deps else ""),
+                f"derivable:            {pct(self.derivable)}"]
+        decided = sum((self.obstacles or {}).values())
+        rows.append(f"not derivable:        {pct(decided + self.not_derivable)}")
+        for reason in REASONS:
+            k = (self.obstacles or {}).get(reason, 0)
+            if k:
+                rows.append(f"  {reason + ':':<20}{k}")
+        if self.not_derivable:
+            rows.append(f"  {'no derivation found:':<20}{self.not_derivable}")
+        rows.append(f"undecided:            {pct(self.over_budget)}" + (f" (over the budget of {self.budget} "
+                                                                        "configurations)" if self.over_budget else ""))
+        rows.append(f"time:                 {self.seconds:.2f} s")
+        return "\n".join(rows)
+
+
+def graph_coverage(kernel, sentences, *, file: str = "<input>", budget: Optional[int] = 100_000) -> GraphCoverage:
+    """Derive every enhanced graph of ``sentences`` (:class:`~tsdsl.treebank.conllu.Sentence`)
+    with the kernel's graph search and count the verdicts."""
+    import time
+    from collections import Counter
+
+    from ..treebank.enhanced import graphs_of
+
+    t0 = time.perf_counter()
+    graphs = graphs_of(sentences)
+    keep = [k for k, g in enumerate(graphs) if any(g)]
+    labels: dict[str, int] = {}
+    arcs = [[(h, d, labels.setdefault(l, len(labels))) for d, hs in enumerate(graphs[k], 1) for h, l in hs]
+            for k in keep]
+    found = derive_graphs(kernel, [sentences[k].n for k in keep], arcs,
+                          budget=budget if budget is not None else 2 ** 62)
+    status = found.derivations.status
+    why = Counter(o for o in found.obstacles if o)
+    return GraphCoverage(system=kernel.system.name, file=file, budget=budget, sentences=len(sentences),
+                         without_deps=len(sentences) - len(keep), graphs=len(keep), arcs=sum(len(a) for a in arcs),
+                         derivable=int((status == 1).sum()),
+                         not_derivable=int((status == 0).sum()) - sum(why.values()),
+                         over_budget=int((status < 0).sum()), obstacles=dict(why),
+                         seconds=time.perf_counter() - t0)

@@ -139,6 +139,12 @@ class Parser:
         return heads_out, labels_out, stats
 
 
-def load_parser(model_dir: str | Path) -> Parser:
-    """Load a model directory written by ``tsdsl train`` (checks versions and hashes)."""
-    return Parser(load(model_dir))
+def load_parser(model_dir: str | Path):
+    """Load a model directory written by ``tsdsl train`` (checks versions and hashes): a
+    :class:`Parser`, or for a multihead (DAG) system a :class:`tsdsl.learn.graphs.GraphParser`."""
+    model = load(model_dir)
+    if model.system.multihead:
+        from .graphs import GraphParser
+
+        return GraphParser(model)
+    return Parser(model)

@@ -279,11 +279,13 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     if system.unbounded:
         raise UsageError(f"{spec}: capacity is unbounded (K = inf); the learner needs a fixed set of "
                          "transitions, so set K (e.g. --set K=4)")
-    if system.multihead:
-        raise UsageError(f"{spec}: multihead (DAG) systems cannot be trained yet")
     check_writable(out_dir)
     features = load_features(options.features or default_features(system), system)
     kernel = compile_system(system, fallback=False)
+    if system.multihead:   # DAG systems train on enhanced graphs (the DEPS column)
+        from .graphs import train_graphs
+
+        return train_graphs(system, kernel, features, train_file, dev_file, out_dir, options, progress=progress)
 
     train_sents = read_conllu(train_file, allow_multiple_roots=True)
     dev_sents = read_conllu(dev_file, allow_multiple_roots=True) if dev_file else []
