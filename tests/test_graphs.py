@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from graph_treebank import FILES, generate
-from strategies import labeled_graphs, legal_action_sequences
+from strategies import labeled_graphs
 from tsdsl.cli import main
 from tsdsl.interp import Interpreter
 from tsdsl.kernels import compile_system

@@ -31,21 +31,19 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import UsageError
-from ..kernels.graphs import derive_graphs, parse_graphs
-from ..treebank.conllu import Sentence, read_conllu
-from ..treebank.enhanced import Graph, graphs_of, has_deps, score_graphs, universal_steps, with_graph
-from ..treebank.repair import make_tree
+from ..kernels.graphs import derive_graphs
+from ..treebank.conllu import read_conllu
+from ..treebank.enhanced import Graph, graphs_of, has_deps, score_graphs, universal_steps
 from .data import columns_of, make_batch
 from .derive import SearchOracle, targets_of
 from .engine import Engine
 from .model import Model, save, spec_sources
 from .outputs import build_outputs
-from .parser import ParseStats, UNLABELED_FALLBACK
+from .parser import ROOT_LABEL, GraphParser
 from .progress import Progress
 
 LABEL_MIN_COUNT = 50
 """Enhanced labels seen fewer times in training are reduced to their universal steps."""
-ROOT_LABEL = "root"
 
 
 def reduce_labels(graphs: Sequence[Graph], min_count: int = LABEL_MIN_COUNT) -> tuple[list[Graph], int]:
@@ -63,11 +61,10 @@ def _arcs(graph: Graph, label_ids: dict[str, int]) -> list[tuple[int, int, int]]
 
 
 def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[str], out_dir: str, options,
-                 *, progress: Optional[TextIO] = sys.stderr):
+                 max_epochs: tuple[int, int], *, progress: Optional[TextIO] = sys.stderr) -> dict:
     """Train a multihead system on the enhanced graphs of ``train_file`` (see the module
-    docstring); returns :class:`tsdsl.learn.train.TrainResult`."""
-    from .train import EPOCHS_WITHOUT_DEV, MAX_EPOCHS, TrainResult
-
+    docstring).  ``max_epochs``: epochs at most with and without a development set, unless
+    ``options.epochs``.  Returns the fields of :class:`tsdsl.learn.train.TrainResult`."""
     t_start = time.perf_counter()
     if options.beam > 1:
         raise UsageError(f"{system.source_file}: multihead systems train greedily along derivations found by "
@@ -133,7 +130,7 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
     best, best_epoch, best_rows, best_vals = -1.0, 0, None, None
     keep_order = searched.derived
     n = len(keep_order)
-    epochs = options.epochs or (MAX_EPOCHS if dev_sents else EPOCHS_WITHOUT_DEV)
+    epochs = options.epochs or (max_epochs[0] if dev_sents else max_epochs[1])
     bar = Progress(progress, epochs, n, batch.words)
     for epoch in range(1, epochs + 1):
         order = keep_order[rng.permutation(n)].astype(np.int32)
@@ -177,73 +174,6 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
     if history and "dev_elas" in history[best_epoch - 1]:
         model.meta.update(dev_elas=history[best_epoch - 1]["dev_elas"], dev_eulas=history[best_epoch - 1]["dev_eulas"])
     out = save(model, out_dir)
-    return TrainResult(out, best_epoch, history, time.perf_counter() - t_start, n, 0, 0, batch.sentences - n, "search")
-
-
-class GraphParser:
-    """Parse with a trained multihead model: graphs into DEPS (see the module docstring)."""
-
-    def __init__(self, model: Model, engine: Optional[Engine] = None):
-        from .parser import bind
-
-        self.model = model
-        self.engine = engine or bind(model)
-
-    @property
-    def labels(self) -> list[str]:
-        return self.model.labels
-
-    def predict(self, columns) -> tuple[list[tuple[Graph, list[int], list[str]]], ParseStats]:
-        """Per sentence (given as column dicts): its graph, and the tree read from it (heads,
-        labels), with :class:`ParseStats`."""
-        stats = ParseStats(sentences=len(columns))
-        t0 = time.perf_counter()
-        batch = make_batch(columns, self.model.features.token_attrs)
-        arcs, steps, stuck = parse_graphs(self.engine.kernel.module, self.engine.learner, batch.offsets,
-                                          batch.tokens, batch.words)
-        stats.transitions, stats.stuck = steps, stuck
-        names = self.model.labels
-        offs = batch.offsets.tolist()
-        per_word: list[list[tuple[int, str, int]]] = [[] for _ in range(batch.words)]
-        for w, h, l, first in arcs.tolist():
-            per_word[w].append((h, names[l] if 0 <= l < len(names) else UNLABELED_FALLBACK, first))
-        out = []
-        for si in range(batch.sentences):
-            a, b = offs[si], offs[si + 1]
-            graph = tuple(tuple(sorted({(h, l) for h, l, _ in per_word[k]})) for k in range(a, b))
-            heads: list[Optional[int]] = []
-            labs: list[Optional[str]] = []
-            for k in range(a, b):
-                first = next(((h, l) for h, l, f in per_word[k] if f), None)
-                heads.append(None if first is None else first[0])
-                labs.append(None if first is None else first[1].split(">")[0])
-            fixed = make_tree(heads, labs, root_label=ROOT_LABEL, fallback_label=UNLABELED_FALLBACK)
-            if fixed.fixes:
-                stats.repaired_words += fixed.fixes
-                stats.repaired_sentences += 1
-            out.append((graph, list(fixed.heads), [UNLABELED_FALLBACK if x is None else x for x in fixed.labels]))
-        stats.words = batch.words
-        stats.seconds = time.perf_counter() - t0
-        return out, stats
-
-    def parse_graph(self, words: Sequence[str], upos: Optional[Sequence[str]] = None) -> Graph:
-        """The enhanced graph of one sentence: per word, its (head, label) pairs."""
-        if upos is not None and len(upos) != len(words):
-            raise UsageError(f"parse_graph: {len(upos)} upos values for {len(words)} words")
-        if not words:
-            return ()
-        cols = {"form": list(words), "upos": list(upos) if upos is not None else ["_"] * len(words)}
-        for name in ("lemma", "xpos", "feats"):
-            cols[name] = ["_"] * len(words)
-        return self.predict([cols])[0][0][0]
-
-    def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
-                        log_nonmonotonic: bool = False) -> tuple[list[Sentence], ParseStats]:
-        """The sentences with the predicted graph in DEPS and the tree read from it in HEAD
-        and DEPREL; empty-node lines dropped; nothing else changes."""
-        if beam is not None and beam > 1:
-            raise UsageError("multihead models parse greedily (--beam 1)")
-        if log_nonmonotonic:
-            raise UsageError("--nm-log is for single-head models")
-        pred, stats = self.predict([columns_of(s) for s in sentences])
-        return [with_graph(s, g, h, l) for s, (g, h, l) in zip(sentences, pred)], stats
+    return {"model_dir": out, "best_epoch": best_epoch, "history": history,
+            "seconds": time.perf_counter() - t_start, "sentences": n, "skipped": 0, "lifted": 0,
+            "not_derived": batch.sentences - n, "oracle": "search"}

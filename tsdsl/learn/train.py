@@ -285,7 +285,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     if system.multihead:   # DAG systems train on enhanced graphs (the DEPS column)
         from .graphs import train_graphs
 
-        return train_graphs(system, kernel, features, train_file, dev_file, out_dir, options, progress=progress)
+        return TrainResult(**train_graphs(system, kernel, features, train_file, dev_file, out_dir, options,
+                                          (MAX_EPOCHS, EPOCHS_WITHOUT_DEV), progress=progress))
 
     train_sents = read_conllu(train_file, allow_multiple_roots=True)
     dev_sents = read_conllu(dev_file, allow_multiple_roots=True) if dev_file else []
