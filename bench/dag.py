@@ -47,22 +47,24 @@ def run(tb: str, epochs: int, hash_bits: int, workdir: Path) -> dict:
     sents = {part: read_conllu(f, allow_multiple_roots=True) for part, f in files.items()}
     coverage = {part: graph_coverage(kernel, s, file=str(files[part])).to_dict() for part, s in sents.items()}
     out = workdir / f"{tb}-dag"
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = train(str(ROOT / SPEC), str(files["train"]), str(files["dev"]), str(out),
                 TrainOptions(epochs=epochs, hash_bits=hash_bits), progress=sys.stderr)
-    train_s = time.perf_counter() - t0
+    train_s, train_cpu = time.perf_counter() - t0, time.process_time() - c0
     parser = load_parser(out)
     scores = {}
     for part in ("dev", "test"):
         parser.parse_sentences(sents[part][:50])   # warm caches
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         parsed, stats = parser.parse_sentences(sents[part])
-        seconds = time.perf_counter() - t0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         sc = score_graphs(sents[part], parsed).to_dict()
         sc["words_per_second"] = round(stats.words / seconds)
+        sc["words_per_cpu_second"] = round(stats.words / cpu)
         scores[part] = sc
     meta = json.loads((out / "model.json").read_text())
     return {"treebank": tb, "epochs": epochs, "best_epoch": res.best_epoch, "train_seconds": round(train_s, 1),
+            "train_cpu_seconds": round(train_cpu, 1), "load_average": os.getloadavg()[0],
             "hash_bits": hash_bits, "labels": len(meta["outputs"]), "train_graphs_used": res.sentences,
             "train_graphs_skipped": res.not_derived, "coverage": coverage, "scores": scores,
             "history": [{k: v for k, v in h.items() if k in ("epoch", "dev_elas", "dev_eulas", "train_seconds")}
@@ -88,13 +90,15 @@ def render(r: dict) -> str:
                      f"{o.get('cycle', 0)} | {o.get('crossing arcs', 0)} | {o.get('repeated arc', 0)} | "
                      f"{c['not_derivable']} | {c['over_budget']} | {c['seconds']:.1f} |")
     lines += ["", "## Scores (IWPT 2021 ELAS and EULAS, every sentence, derivable or not)", "",
-              "| file | ELAS | P | R | EULAS | gold arcs | predicted arcs | parse words/s |",
-              "|---|---|---|---|---|---|---|---|"]
+              "| file | ELAS | P | R | EULAS | gold arcs | predicted arcs | parse words/s (wall) | words/CPU s |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for part, s in r["scores"].items():
         e, u = s["elas"], s["eulas"]
         lines.append(f"| {part} | **{pct(e['f1'])}** | {pct(e['precision'])} | {pct(e['recall'])} | {pct(u['f1'])} | "
-                     f"{s['gold_arcs']} | {s['predicted_arcs']} | {s['words_per_second']:,} |")
-    lines += ["", f"Training: {r['train_seconds']:.0f} s, best epoch {r['best_epoch']} of {len(r['history'])}, "
+                     f"{s['gold_arcs']} | {s['predicted_arcs']} | {s['words_per_second']:,} | "
+                     f"{s['words_per_cpu_second']:,} |")
+    lines += ["", f"Training: {r['train_seconds']:.0f} s wall ({r['train_cpu_seconds']:.0f} s CPU; load average "
+              f"{r['load_average']:.1f} on the shared machine at the end), best epoch {r['best_epoch']} of {len(r['history'])}, "
               f"{r['train_graphs_used']} training graphs derived and used, {r['train_graphs_skipped']} skipped; "
               f"{r['labels']} classifier outputs.", "",
               "Dev ELAS per epoch: " + ", ".join(f"{h['epoch']}: {pct(h['dev_elas'])}" for h in r["history"]) + "."]

@@ -150,7 +150,8 @@ class GraphParser:
     graph goes to DEPS; HEAD and DEPREL get a tree read from it, so that the output stays valid
     CoNLL-U: each word's first arc (the first the parser built; its label's first step before
     any ``>``), made a single-rooted tree by :func:`~tsdsl.treebank.repair.make_tree`.  It is
-    not a basic-dependency parse."""
+    not a basic-dependency parse.  A word the parser left without any head (on the stack at
+    the end) gets the fallback's arc in the graph too, so that every word has a DEPS entry."""
 
     def __init__(self, model: Model, engine: Optional[Engine] = None):
         self.model = model
@@ -188,7 +189,10 @@ class GraphParser:
             if fixed.fixes:
                 stats.repaired_words += fixed.fixes
                 stats.repaired_sentences += 1
-            out.append((graph, list(fixed.heads), [UNLABELED_FALLBACK if x is None else x for x in fixed.labels]))
+            tree_labels = [UNLABELED_FALLBACK if x is None else x for x in fixed.labels]
+            # a word the parser left without any head takes the fallback's arc in the graph too
+            graph = tuple(arcs or ((fixed.heads[i], tree_labels[i]),) for i, arcs in enumerate(graph))
+            out.append((graph, list(fixed.heads), tree_labels))
         stats.words = batch.words
         stats.seconds = time.perf_counter() - t0
         return out, stats
