@@ -12,7 +12,7 @@ bench/learn.py's table is about trees (LAS, the tree targets), so the DAG system
 
 Skips with a message when the treebank is absent.
 
-    python bench/dag.py [--treebank en_gum] [--epochs 10] [--hash-bits 20] [--workdir DIR]
+    python bench/dag.py [--treebank en_gum] [--data DIR] [--epochs 10] [--hash-bits 20] [--workdir DIR]
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ DATA = ROOT.parent / "shared" / "data" / "ud"
 SPEC = "systems/dag.ts"
 
 
-def run(tb: str, epochs: int, hash_bits: int, workdir: Path) -> dict:
+def run(tb: str, epochs: int, hash_bits: int, workdir: Path, data: Path = DATA) -> dict:
     sys.path.insert(0, str(ROOT))
     from tsdsl.kernels import compile_system
     from tsdsl.kernels.graphs import graph_coverage
@@ -43,7 +43,7 @@ def run(tb: str, epochs: int, hash_bits: int, workdir: Path) -> dict:
 
     system = load_system(ROOT / SPEC)
     kernel = compile_system(system, fallback=False)
-    files = {part: DATA / tb / f"{part}.conllu" for part in ("train", "dev", "test")}
+    files = {part: data / tb / f"{part}.conllu" for part in ("train", "dev", "test")}
     sents = {part: read_conllu(f, allow_multiple_roots=True) for part, f in files.items()}
     coverage = {part: graph_coverage(kernel, s, file=str(files[part])).to_dict() for part, s in sents.items()}
     out = workdir / f"{tb}-dag"
@@ -108,18 +108,19 @@ def render(r: dict) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--treebank", default="en_gum")
+    ap.add_argument("--data", type=Path, default=DATA, help=f"treebanks directory (default {DATA})")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--hash-bits", type=int, default=20)
     ap.add_argument("--workdir", type=Path, help="where the model goes (default: a temporary directory)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results-dag.md")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = ap.parse_args(argv)
-    if not (DATA / args.treebank / "train.conllu").is_file():
-        print(f"bench/dag.py: skipped: no treebank data under {DATA / args.treebank} "
+    if not (args.data / args.treebank / "train.conllu").is_file():
+        print(f"bench/dag.py: skipped: no treebank data under {args.data / args.treebank} "
               "(needs {train,dev,test}.conllu with a DEPS column)")
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tsdsl-bench-dag-"))
-    row = run(args.treebank, args.epochs, args.hash_bits, workdir)
+    row = run(args.treebank, args.epochs, args.hash_bits, workdir, args.data)
     text = render(row)
     args.out.write_text(text, encoding="utf-8")
     if args.json:
