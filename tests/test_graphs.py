@@ -164,6 +164,20 @@ def test_eval_reports_elas_and_eulas(tmp_path):
     code, out, _ = cli("eval", DEV, DEV, "--json")
     doc = json.loads(out)
     assert doc["enhanced"]["elas"]["f1"] == 1.0 and doc["enhanced"]["gold_arcs"] > doc["words"]
+    assert not doc["enhanced"]["deps_copied_from_gold"] and "note:" not in cli("eval", DEV, DEV)[1]
+
+
+def test_eval_notes_deps_copied_by_a_tree_parser(tmp_path):
+    """A single-head parser keeps its input's DEPS: eval says that its ELAS scores nothing."""
+    from tsdsl.treebank.conllu import write_conllu
+
+    gold = read_conllu(DEV)
+    # what a tree parser writes: new HEAD and DEPREL (here: one label changed), DEPS as read
+    first = gold[0].with_heads(gold[0].heads, ["dep"] + list(gold[0].deprels[1:]))
+    pred = tmp_path / "pred.conllu"
+    write_conllu(pred, [first] + gold[1:])
+    code, out, _ = cli("eval", DEV, pred)
+    assert code == 0 and "note: the predicted DEPS are the gold DEPS" in out
 
 
 # ---------------------------------------------------------------------------------

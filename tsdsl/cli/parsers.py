@@ -145,16 +145,23 @@ class Eval(Command):
         scores = evaluate_files(args.gold, args.pred, extra=extra)
         gold = read_conllu(args.gold)
         enhanced = None
+        copied = False
         if has_deps(gold):
             pred = read_conllu(args.pred, require_heads=False, allow_multiple_roots=True)
             enhanced = score_graphs(gold, pred, gold_name=args.gold, pred_name=args.pred)
+            # a tree parser passes its input's DEPS through: then ELAS scores the input, not the parser
+            copied = enhanced.correct == enhanced.gold == enhanced.predicted and any(
+                g.heads != p.heads or g.deprels != p.deprels for g, p in zip(gold, pred))
         if args.json:
             doc = scores.to_dict()
             if enhanced is not None:
-                doc["enhanced"] = enhanced.to_dict()
+                doc["enhanced"] = dict(enhanced.to_dict(), deps_copied_from_gold=copied)
             print(json.dumps(doc, indent=2))
         else:
             print(scores.render_text() + ("\n" + enhanced.render_text() if enhanced is not None else ""))
+            if copied:
+                print("note: the predicted DEPS are the gold DEPS while the trees differ: a single-head parser "
+                      "keeps its input's DEPS, so ELAS here does not score the parser")
         return 0
 
 
