@@ -320,6 +320,13 @@ def test_training_without_deps_is_refused(tmp_path):
     assert not (tmp_path / "m").exists()
 
 
+def test_train_without_dev_keeps_the_last_epoch(tmp_path):
+    code, out, err = cli("train", "dag", "--train", TRAIN, "--out", tmp_path / "m", "--epochs", "2", "--hash-bits",
+                         "12", "--quiet")
+    assert code == 0, err
+    assert "best epoch 2 of 2" in out and "graphs without a derivation skipped" in out and "ELAS" not in out
+
+
 def test_coverage_deps_counts_add_up():
     code, out, _ = cli("coverage", "dag", TRAIN, "--deps", "--json")
     doc = json.loads(out)

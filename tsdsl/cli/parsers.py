@@ -72,8 +72,7 @@ class Train(Command):
         if result.skipped:
             line += f" ({result.skipped} non-projective skipped)"
         if result.not_derived:
-            kind = "graphs" if "dev_elas" in best or result.oracle == "search-graphs" else "trees"
-            line += f" ({result.not_derived} {kind} without a derivation skipped)"
+            line += f" ({result.not_derived} {'graphs' if result.graphs else 'trees'} without a derivation skipped)"
         if result.lifted:
             line += f" ({result.lifted} arcs lifted)"
         print(line)

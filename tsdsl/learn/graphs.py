@@ -176,4 +176,4 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
     out = save(model, out_dir)
     return {"model_dir": out, "best_epoch": best_epoch, "history": history,
             "seconds": time.perf_counter() - t_start, "sentences": n, "skipped": 0, "lifted": 0,
-            "not_derived": batch.sentences - n, "oracle": "search"}
+            "not_derived": batch.sentences - n, "oracle": "search", "graphs": True}

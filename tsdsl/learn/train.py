@@ -103,6 +103,7 @@ class TrainResult:
     lifted: int
     not_derived: int = 0      # static oracle by search: training trees without a derivation, skipped
     oracle: str = ""
+    graphs: bool = False      # a multihead system trained on enhanced graphs (DEPS)
 
 
 def _trees(sentences: list[Sentence]):
