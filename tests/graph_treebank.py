@@ -6,8 +6,8 @@ tests/test_graphs.py checks that the shipped files are what this generator write
 Each sentence: ``subject VERB object? (ADP NP)? PUNCT`` with, at random,
 - coordinated objects ``NP and NP``: the second conjunct also gets the verb as ``obj``
   (a second head);
-- a second verb ``and VERB`` sharing the subject (the subject's second head crosses the root
-  arc when the root is on the right);
+- a second verb ``and VERB`` sharing the subject (the subject's second head spans the root
+  word, so it crosses the root arc: not a projective DAG);
 - a relative clause ``NOUN that VERB`` on the subject: ``that`` gets ``ref``, the noun
   becomes the clause's ``nsubj`` (a cycle, as in enhanced UD);
 - gapping ``... and NP NP`` with an empty node (collapsed: ``conj:and>nsubj``);
