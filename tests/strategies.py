@@ -30,6 +30,17 @@ def legal_action_sequences(draw, interpreter, n: int, *, max_steps: int | None =
     return seq
 
 
+@st.composite
+def labeled_graphs(draw, max_n: int = 7, labels=("nsubj", "obj", "obl:in", "conj:and")):
+    """``(n, arcs)``: a sentence length and a random set of labeled arcs (head 0..n, dependent
+    1..n, no self-loop; cycles, crossings and words without a head all allowed), e.g.
+    ``(3, {(2, 1, "nsubj"), (0, 2, "obj"), (1, 2, "conj:and")})``."""
+    n = draw(st.integers(1, max_n))
+    pairs = [(h, d) for d in range(1, n + 1) for h in range(0, n + 1) if h != d]
+    chosen = draw(st.sets(st.sampled_from(pairs), max_size=2 * n))
+    return n, {(h, d, draw(st.sampled_from(labels))) for h, d in chosen}
+
+
 # ---------------------------------------------------------------------------------
 # spec texts for fuzzing the parser and checker
 # ---------------------------------------------------------------------------------

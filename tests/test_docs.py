@@ -5,8 +5,8 @@ and each kind is checked:
 
 - ``console``: ``$ tsdsl ...`` commands (a trailing ``\\`` continues a command), each
   followed by its output.  The command runs in process through ``tsdsl.cli.main``, in a
-  scratch directory holding the page's example files (below) beside ``systems/`` and
-  ``docs/``; stdout then stderr must equal the lines shown, where a line ``...`` stands for
+  scratch directory holding the page's example files (below) beside ``systems/``,
+  ``docs/`` and ``tests/data/``; stdout then stderr must equal the lines shown, where a line ``...`` stands for
   any number of lines and ``...`` within a line for any text (a running time, a path).
 - ``ts``: spec text.  ``ts file=NAME`` is an example file of its page, written to the
   scratch directory for the page's console blocks to use (``ts file=NAME error``: a file
@@ -119,9 +119,11 @@ def _line_matches(expected: str, actual: str) -> bool:
 
 @pytest.fixture
 def scratch(tmp_path, monkeypatch):
-    """A directory like the repository root (systems/, docs/) for a page's examples."""
+    """A directory like the repository root (systems/, docs/, tests/data/) for a page's examples."""
     for name in ("systems", "docs"):
         os.symlink(REPO / name, tmp_path / name)
+    (tmp_path / "tests").mkdir()
+    os.symlink(REPO / "tests" / "data", tmp_path / "tests" / "data")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "100")  # argparse help wraps at the terminal width
     return tmp_path

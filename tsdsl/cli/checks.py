@@ -114,6 +114,9 @@ class Coverage(Command):
         sp.add_argument("--max-len", type=int, metavar="N", help="skip (and count) sentences longer than N words "
                                                                  "(default: none skipped)")
         sp.add_argument("--progress", action="store_true", help="print each sentence's verdict to stderr")
+        sp.add_argument("--deps", action="store_true",
+                        help="multihead systems: the enhanced graphs of the DEPS column (empty nodes collapsed), "
+                             "derived by the compiled search")
         with_set(sp)
 
     def run(self, args) -> int:
@@ -124,9 +127,11 @@ class Coverage(Command):
         from ..verify.coverage import coverage
 
         system = load_system(args.spec, parse_overrides(args.set))
-        sentences = read_conllu(args.file)
+        sentences = read_conllu(args.file, allow_multiple_roots=args.deps)
         if args.limit is not None:
             sentences = list(itertools.islice(sentences, max(args.limit, 0)))
+        if args.deps:
+            return _graph_coverage(system, sentences, args)
         def progress(v):
             print(f"{args.file}:{v.line}: {v.words} words: {v.status} ({v.seconds:.2f} s)", file=sys.stderr,
                   flush=True)
@@ -135,6 +140,26 @@ class Coverage(Command):
                           progress=progress if args.progress else None)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.render_text())
         return 0
+
+
+def _graph_coverage(system, sentences, args) -> int:
+    """``coverage --deps``: the enhanced graphs, by the compiled graph search."""
+    import json
+
+    from ..kernels import compile_system
+    from ..kernels.graphs import graph_coverage
+    from ..treebank.enhanced import has_deps
+
+    if not system.multihead:
+        raise UsageError(f"{args.spec}: --deps needs a multihead system (a single-head system derives trees: "
+                         "leave --deps out)")
+    if not has_deps(sentences):
+        raise UsageError(f"{args.file}: no enhanced dependencies (DEPS is _ on every word)")
+    if args.max_len is not None or args.progress:
+        raise UsageError("--max-len and --progress are for trees; --deps decides every graph in one compiled pass")
+    report = graph_coverage(compile_system(system, fallback=False), sentences, file=args.file, budget=args.budget)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.render_text())
+    return 0
 
 
 class CheckOracle(Command):

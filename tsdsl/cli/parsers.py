@@ -78,7 +78,9 @@ class Train(Command):
                        progress=None if args.quiet else sys.stderr)
         best = result.history[result.best_epoch - 1] if result.history else {}
         line = f"{result.model_dir}: best epoch {result.best_epoch} of {len(result.history)}"
-        if "dev_las" in best:
+        if "dev_elas" in best:
+            line += f", dev ELAS {100 * best['dev_elas']:.2f} EULAS {100 * best['dev_eulas']:.2f}"
+        elif "dev_las" in best:
             line += f", dev UAS {100 * best['dev_uas']:.2f} LAS {100 * best['dev_las']:.2f}"
         line += f"; trained in {result.seconds:.1f} s on {result.sentences} sentences"
         if result.repaired:
@@ -88,7 +90,7 @@ class Train(Command):
         if result.skipped:
             line += f" ({result.skipped} non-projective skipped)"
         if result.not_derived:
-            line += f" ({result.not_derived} trees without a derivation skipped)"
+            line += f" ({result.not_derived} {'graphs' if result.graphs else 'trees'} without a derivation skipped)"
         if result.lifted:
             line += f" ({result.lifted} arcs lifted)"
         print(line)
@@ -97,7 +99,8 @@ class Train(Command):
 
 class Parse(Command):
     name = "parse"
-    help = "parse a CoNLL-U file with a trained model (only HEAD and DEPREL change)"
+    help = ("parse a CoNLL-U file with a trained model (only HEAD and DEPREL change; multihead models also "
+            "write DEPS)")
 
     def configure(self, sp) -> None:
         sp.add_argument("model", metavar="DIR", help="a model directory written by tsdsl train")
@@ -137,7 +140,8 @@ class Parse(Command):
 
 class Eval(Command):
     name = "eval"
-    help = ("score predicted trees against gold ones: UAS, LAS, crossing arcs, roots, arc lengths")
+    help = ("score predicted trees against gold ones: UAS, LAS, crossing arcs, roots, arc lengths; "
+            "ELAS and EULAS when the gold file has enhanced dependencies (DEPS)")
 
     def configure(self, sp) -> None:
         sp.add_argument("gold", metavar="GOLD.conllu", help="the gold trees")
@@ -151,9 +155,30 @@ class Eval(Command):
 
         from ..treebank.evaluate import evaluate_files
 
+        from ..treebank.conllu import read_conllu
+        from ..treebank.enhanced import has_deps, score_graphs
+
         extra = _nonmonotonic_counts(args.gold, args.pred, args.nm_log) if args.nm_log else None
         scores = evaluate_files(args.gold, args.pred, extra=extra)
-        print(json.dumps(scores.to_dict(), indent=2) if args.json else scores.render_text())
+        gold = read_conllu(args.gold)
+        enhanced = None
+        copied = False
+        if has_deps(gold):
+            pred = read_conllu(args.pred, require_heads=False, allow_multiple_roots=True)
+            enhanced = score_graphs(gold, pred, gold_name=args.gold, pred_name=args.pred)
+            # a tree parser passes its input's DEPS through: then ELAS scores the input, not the parser
+            copied = enhanced.correct == enhanced.gold == enhanced.predicted and any(
+                g.heads != p.heads or g.deprels != p.deprels for g, p in zip(gold, pred))
+        if args.json:
+            doc = scores.to_dict()
+            if enhanced is not None:
+                doc["enhanced"] = dict(enhanced.to_dict(), deps_copied_from_gold=copied)
+            print(json.dumps(doc, indent=2))
+        else:
+            print(scores.render_text() + ("\n" + enhanced.render_text() if enhanced is not None else ""))
+            if copied:
+                print("note: the predicted DEPS are the gold DEPS while the trees differ: a single-head parser "
+                      "keeps its input's DEPS, so ELAS here does not score the parser")
         return 0
 
 

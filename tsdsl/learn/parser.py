@@ -18,8 +18,10 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..treebank.conllu import Sentence
+from ..treebank.enhanced import Graph, with_graph
 from ..errors import UsageError
 from ..kernels import compile_system
+from ..kernels.graphs import parse_graphs
 from ..treebank.projectivize import LIFT_MARK, deprojectivize
 from ..treebank.repair import make_tree
 from .data import columns_of, make_batch
@@ -139,6 +141,88 @@ class Parser:
         return heads_out, labels_out, stats
 
 
-def load_parser(model_dir: str | Path) -> Parser:
-    """Load a model directory written by ``tsdsl train`` (checks versions and hashes)."""
-    return Parser(load(model_dir))
+ROOT_LABEL = "root"
+"""The label of a multihead model's root arcs in the tree read from a graph."""
+
+
+class GraphParser:
+    """Parse with a trained multihead model (see :mod:`tsdsl.learn.graphs`): the predicted
+    graph goes to DEPS; HEAD and DEPREL get a tree read from it, so that the output stays valid
+    CoNLL-U: each word's first arc (the first the parser built; its label's first step before
+    any ``>``), made a single-rooted tree by :func:`~tsdsl.treebank.repair.make_tree`.  It is
+    not a basic-dependency parse.  A word the parser left without any head (on the stack at
+    the end) gets the fallback's arc in the graph too, so that every word has a DEPS entry."""
+
+    def __init__(self, model: Model, engine: Optional[Engine] = None):
+        self.model = model
+        self.engine = engine or bind(model)
+
+    @property
+    def labels(self) -> list[str]:
+        return self.model.labels
+
+    def predict(self, columns) -> tuple[list[tuple[Graph, list[int], list[str]]], ParseStats]:
+        """Per sentence (given as column dicts): its graph, and the tree read from it (heads,
+        labels), with :class:`ParseStats`."""
+        stats = ParseStats(sentences=len(columns))
+        t0 = time.perf_counter()
+        batch = make_batch(columns, self.model.features.token_attrs)
+        arcs, steps, stuck = parse_graphs(self.engine.kernel.module, self.engine.learner, batch.offsets,
+                                          batch.tokens, batch.words)
+        stats.transitions, stats.stuck = steps, stuck
+        names = self.model.labels
+        offs = batch.offsets.tolist()
+        per_word: list[list[tuple[int, str, int]]] = [[] for _ in range(batch.words)]
+        for w, h, l, first in arcs.tolist():
+            per_word[w].append((h, names[l] if 0 <= l < len(names) else UNLABELED_FALLBACK, first))
+        out = []
+        for si in range(batch.sentences):
+            a, b = offs[si], offs[si + 1]
+            graph = tuple(tuple(sorted({(h, l) for h, l, _ in per_word[k]})) for k in range(a, b))
+            heads: list[Optional[int]] = []
+            labs: list[Optional[str]] = []
+            for k in range(a, b):
+                first = next(((h, l) for h, l, f in per_word[k] if f), None)
+                heads.append(None if first is None else first[0])
+                labs.append(None if first is None else first[1].split(">")[0])
+            fixed = make_tree(heads, labs, root_label=ROOT_LABEL, fallback_label=UNLABELED_FALLBACK)
+            if fixed.fixes:
+                stats.repaired_words += fixed.fixes
+                stats.repaired_sentences += 1
+            tree_labels = [UNLABELED_FALLBACK if x is None else x for x in fixed.labels]
+            # a word the parser left without any head takes the fallback's arc in the graph too
+            graph = tuple(arcs or ((fixed.heads[i], tree_labels[i]),) for i, arcs in enumerate(graph))
+            out.append((graph, list(fixed.heads), tree_labels))
+        stats.words = batch.words
+        stats.seconds = time.perf_counter() - t0
+        return out, stats
+
+    def parse_graph(self, words: Sequence[str], upos: Optional[Sequence[str]] = None) -> Graph:
+        """The enhanced graph of one sentence: per word, its (head, label) pairs."""
+        if upos is not None and len(upos) != len(words):
+            raise UsageError(f"parse_graph: {len(upos)} upos values for {len(words)} words")
+        if not words:
+            return ()
+        cols = {"form": list(words), "upos": list(upos) if upos is not None else ["_"] * len(words)}
+        for name in ("lemma", "xpos", "feats"):
+            cols[name] = ["_"] * len(words)
+        return self.predict([cols])[0][0][0]
+
+    def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
+                        log_nonmonotonic: bool = False) -> tuple[list[Sentence], ParseStats]:
+        """The sentences with the predicted graph in DEPS and the tree read from it in HEAD
+        and DEPREL; empty-node lines dropped; nothing else changes."""
+        if beam is not None and beam > 1:
+            raise UsageError("multihead models parse greedily (--beam 1)")
+        if log_nonmonotonic:
+            raise UsageError("--nm-log is for single-head models")
+        pred, stats = self.predict([columns_of(s) for s in sentences])
+        return [with_graph(s, g, h, l) for s, (g, h, l) in zip(sentences, pred)], stats
+
+
+def load_parser(model_dir: str | Path):
+    """Load a model directory written by ``tsdsl train`` (checks versions and hashes): a
+    :class:`Parser`, or a :class:`GraphParser` for a multihead (DAG) system."""
+    model = load(model_dir)
+    return GraphParser(model) if model.system.multihead else Parser(model)
+

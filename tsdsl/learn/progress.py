@@ -43,7 +43,10 @@ class Progress:
             return
         line = (f"epoch {self.epoch}/{self.epochs} {self._bar()} {self.done} sentences, "
                 f"{self._speed() / 1000:.1f}k words/s, {record['updates']} updates")
-        if "dev_las" in record:
+        if "dev_elas" in record:   # multihead systems: enhanced graphs
+            line += f" | dev ELAS {100 * record['dev_elas']:.2f} EULAS {100 * record['dev_eulas']:.2f}"
+            line += " (best)" if improved else ""
+        elif "dev_las" in record:
             line += f" | dev UAS {100 * (record['dev_uas'] or 0):.2f} LAS {100 * (record['dev_las'] or 0):.2f}"
             line += " (best)" if improved else ""
         self.stream.write(("\r" if self.tty else "") + line + "\n")

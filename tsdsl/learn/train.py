@@ -119,6 +119,7 @@ class TrainResult:
     oracle: str = ""
     repair_note: str = ""     # the spec dead-ends: what training did about it
     repaired: bool = False    # the spec's verified guard repair trained instead of the spec
+    graphs: bool = False      # a multihead system trained on enhanced graphs (DEPS)
 
 
 def _trees(sentences: list[Sentence]):
@@ -295,8 +296,6 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     if system.unbounded:
         raise UsageError(f"{spec}: capacity is unbounded (K = inf); the learner needs a fixed set of "
                          "transitions, so set K (e.g. --set K=4)")
-    if system.multihead:
-        raise UsageError(f"{spec}: multihead (DAG) systems cannot be trained yet")
     check_writable(out_dir, options.force)
     repair = use_repair(system, verify_n=options.repair_max_n, overrides=options.overrides or None) \
         if options.repair else RepairUse(system)
@@ -305,6 +304,11 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         progress.write(repair.note + "\n")
     features = load_features(options.features or default_features(system), system)
     kernel = compile_system(system, fallback=False)
+    if system.multihead:   # DAG systems train on enhanced graphs (the DEPS column)
+        from .graphs import train_graphs
+
+        return TrainResult(**train_graphs(system, kernel, features, train_file, dev_file, out_dir, options,
+                                          (MAX_EPOCHS, EPOCHS_WITHOUT_DEV), progress=progress))
 
     train_sents = read_conllu(train_file, allow_multiple_roots=True)
     dev_sents = read_conllu(dev_file, allow_multiple_roots=True) if dev_file else []

@@ -1,0 +1,133 @@
+"""Benchmark: the DAG system (``systems/dag.ts``) on a UD treebank's enhanced dependencies.
+
+For one treebank with a DEPS column (default en_gum, under ``../shared/data/ud/NAME/``):
+coverage of the train, dev and test enhanced graphs (empty nodes collapsed; the compiled graph
+search), then ``tsdsl.learn.train`` with the defaults (the static oracle by search on graphs,
+dev ELAS picks the best epoch; ``--epochs`` caps it), then the saved model parses dev and test
+(timed: the whole ``parse_sentences`` call) and ``tsdsl.treebank.enhanced.score_graphs``
+scores them: ELAS and EULAS as the IWPT 2021 script computes them.  Writes
+``docs/results-dag.md`` (and ``--json``).
+
+bench/learn.py's table is about trees (LAS, the tree targets), so the DAG system has its own.
+
+Skips with a message when the treebank is absent.
+
+    python bench/dag.py [--treebank en_gum] [--data DIR] [--epochs 10] [--hash-bits 20] [--workdir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data" / "ud"
+SPEC = "systems/dag.ts"
+
+
+def run(tb: str, epochs: int, hash_bits: int, workdir: Path, data: Path = DATA) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from tsdsl.kernels import compile_system
+    from tsdsl.kernels.graphs import graph_coverage
+    from tsdsl.lang import load_system
+    from tsdsl.learn.parser import load_parser
+    from tsdsl.learn.train import TrainOptions, train
+    from tsdsl.treebank.conllu import read_conllu
+    from tsdsl.treebank.enhanced import score_graphs
+
+    system = load_system(ROOT / SPEC)
+    kernel = compile_system(system, fallback=False)
+    files = {part: data / tb / f"{part}.conllu" for part in ("train", "dev", "test")}
+    sents = {part: read_conllu(f, allow_multiple_roots=True) for part, f in files.items()}
+    coverage = {part: graph_coverage(kernel, s, file=str(files[part])).to_dict() for part, s in sents.items()}
+    out = workdir / f"{tb}-dag"
+    t0, c0 = time.perf_counter(), time.process_time()
+    res = train(str(ROOT / SPEC), str(files["train"]), str(files["dev"]), str(out),
+                TrainOptions(epochs=epochs, hash_bits=hash_bits), progress=sys.stderr)
+    train_s, train_cpu = time.perf_counter() - t0, time.process_time() - c0
+    parser = load_parser(out)
+    scores = {}
+    for part in ("dev", "test"):
+        parser.parse_sentences(sents[part][:50])   # warm caches
+        t0, c0 = time.perf_counter(), time.process_time()
+        parsed, stats = parser.parse_sentences(sents[part])
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+        sc = score_graphs(sents[part], parsed).to_dict()
+        sc["words_per_second"] = round(stats.words / seconds)
+        sc["words_per_cpu_second"] = round(stats.words / cpu)
+        scores[part] = sc
+    meta = json.loads((out / "model.json").read_text())
+    return {"treebank": tb, "epochs": epochs, "best_epoch": res.best_epoch, "train_seconds": round(train_s, 1),
+            "train_cpu_seconds": round(train_cpu, 1), "load_average": os.getloadavg()[0],
+            "hash_bits": hash_bits, "labels": len(meta["outputs"]), "train_graphs_used": res.sentences,
+            "train_graphs_skipped": res.not_derived, "coverage": coverage, "scores": scores,
+            "history": [{k: v for k, v in h.items() if k in ("epoch", "dev_elas", "dev_eulas", "train_seconds")}
+                        for h in meta["history"]]}
+
+
+def render(r: dict) -> str:
+    def pct(x: float) -> str:
+        return f"{100 * x:.2f}"
+
+    lines = ["# The DAG system on enhanced dependencies", "",
+             "Produced by `python bench/dag.py` (do not edit by hand): `systems/dag.ts` (Sagae & Tsujii 2008 as "
+             "control parameters, root on the right) trained with `tsdsl train` defaults on the DEPS column of "
+             f"{r['treebank']} (gold UPOS, FEATS and lemmas), at most {r['epochs']} epochs, hash table "
+             f"2^{r['hash_bits']} rows; dev ELAS picks the best epoch.",
+             f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}.",
+             "", "## Coverage of the enhanced graphs (empty nodes collapsed)", "",
+             "| file | graphs | derivable | cycle | crossing arcs | repeated arc | no derivation | undecided | s |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for part, c in r["coverage"].items():
+        o = c["obstacles"]
+        lines.append(f"| {part} | {c['graphs']} | {c['derivable']} ({100 * c['derivable'] / c['graphs']:.2f}%) | "
+                     f"{o.get('cycle', 0)} | {o.get('crossing arcs', 0)} | {o.get('repeated arc', 0)} | "
+                     f"{c['not_derivable']} | {c['over_budget']} | {c['seconds']:.1f} |")
+    lines += ["", "## Scores (IWPT 2021 ELAS and EULAS, every sentence, derivable or not)", "",
+              "| file | ELAS | P | R | EULAS | gold arcs | predicted arcs | parse words/s (wall) | words/CPU s |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for part, s in r["scores"].items():
+        e, u = s["elas"], s["eulas"]
+        lines.append(f"| {part} | **{pct(e['f1'])}** | {pct(e['precision'])} | {pct(e['recall'])} | {pct(u['f1'])} | "
+                     f"{s['gold_arcs']} | {s['predicted_arcs']} | {s['words_per_second']:,} | "
+                     f"{s['words_per_cpu_second']:,} |")
+    lines += ["", f"Training: {r['train_seconds']:.0f} s wall ({r['train_cpu_seconds']:.0f} s CPU; load average "
+              f"{r['load_average']:.1f} on the shared machine at the end), best epoch {r['best_epoch']} of {len(r['history'])}, "
+              f"{r['train_graphs_used']} training graphs derived and used, {r['train_graphs_skipped']} skipped; "
+              f"{r['labels']} classifier outputs.", "",
+              "Dev ELAS per epoch: " + ", ".join(f"{h['epoch']}: {pct(h['dev_elas'])}" for h in r["history"]) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--treebank", default="en_gum")
+    ap.add_argument("--data", type=Path, default=DATA, help=f"treebanks directory (default {DATA})")
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--hash-bits", type=int, default=20)
+    ap.add_argument("--workdir", type=Path, help="where the model goes (default: a temporary directory)")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results-dag.md")
+    ap.add_argument("--json", type=Path, help="also write the figures as JSON")
+    args = ap.parse_args(argv)
+    if not (args.data / args.treebank / "train.conllu").is_file():
+        print(f"bench/dag.py: skipped: no treebank data under {args.data / args.treebank} "
+              "(needs {train,dev,test}.conllu with a DEPS column)")
+        return 0
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tsdsl-bench-dag-"))
+    row = run(args.treebank, args.epochs, args.hash_bits, workdir, args.data)
+    text = render(row)
+    args.out.write_text(text, encoding="utf-8")
+    if args.json:
+        args.json.write_text(json.dumps(row, indent=1) + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,337 @@
+"""Multihead (DAG) systems on enhanced dependencies: DEPS read, collapsed, written and scored
+(ELAS/EULAS), gold graphs derived by the compiled search, training, parsing, coverage."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from graph_treebank import FILES, generate
+from strategies import labeled_graphs
+from tsdsl.cli import main
+from tsdsl.interp import Interpreter
+from tsdsl.kernels import compile_system
+from tsdsl.kernels.graphs import crossing_arcs, derive_graphs, graph_obstacle
+from tsdsl.lang import load_system
+from tsdsl.treebank.conllu import ConlluError, parse_conllu, read_conllu
+from tsdsl.treebank.enhanced import graph_of, graphs_of, score_graphs, universal_steps, with_graph
+
+DATA = Path(__file__).resolve().parent / "data"
+TRAIN, DEV = DATA / "toy-deps-train.conllu", DATA / "toy-deps-dev.conllu"
+
+
+def cli(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+def block(rows: list[str]) -> str:
+    return "\n".join(r.replace(" ", "\t") for r in rows) + "\n\n"
+
+
+GAPPING = block([
+    "# sent_id = g",
+    "1 Mary Mary PROPN _ _ 2 nsubj 2:nsubj _",
+    "2 won win VERB _ _ 0 root 0:root _",
+    "3 gold gold NOUN _ _ 2 obj 2:obj _",
+    "4 and and CCONJ _ _ 5 cc 5.1:cc _",
+    "5 Peter Peter PROPN _ _ 2 conj 5.1:nsubj _",
+    "5.1 won win VERB _ _ _ _ 2:conj:and CopyOf=2",
+    "6 silver silver NOUN _ _ 5 orphan 5.1:obj _",
+])
+
+
+# ---------------------------------------------------------------------------------
+# the shipped toy treebank
+# ---------------------------------------------------------------------------------
+
+
+def test_shipped_toy_treebank_is_the_generators():
+    for name, (n, seed, prefix) in FILES.items():
+        assert (DATA / name).read_text(encoding="utf-8") == generate(n, seed, prefix), name
+
+
+def test_toy_treebank_has_what_the_tests_need():
+    sents = read_conllu(TRAIN)
+    graphs = graphs_of(sents)
+    assert any(len(arcs) > 1 for g in graphs for arcs in g)                  # several heads
+    assert any(">" in l for g in graphs for arcs in g for _, l in arcs)      # collapsed empty nodes
+    assert any(graph_obstacle([(h, d) for d, arcs in enumerate(g, 1) for h, _ in arcs]) == "cycle" for g in graphs)
+
+
+# ---------------------------------------------------------------------------------
+# reading, collapsing, writing
+# ---------------------------------------------------------------------------------
+
+
+def test_empty_nodes_collapse_as_iwpt():
+    (s,) = parse_conllu(GAPPING)
+    g = graph_of(s)
+    # every arc into the empty node 5.1 joins the arc out of it: 2 -conj:and-> 5.1 -nsubj-> 5
+    assert g[4] == ((2, "conj:and>nsubj"),)
+    assert g[3] == ((2, "conj:and>cc"),)
+    assert g[5] == ((2, "conj:and>obj"),)
+    assert g[1] == ((0, "root"),)
+
+
+def test_chained_empty_nodes_collapse():
+    text = GAPPING.replace("5.1 won win VERB _ _ _ _ 2:conj:and CopyOf=2".replace(" ", "\t"),
+                           "5.1\twon\twin\tVERB\t_\t_\t_\t_\t5.2:xcomp\t_\n5.2\twon\twin\tVERB\t_\t_\t_\t_\t2:conj\t_")
+    (s,) = parse_conllu(text)
+    assert graph_of(s)[4] == ((2, "conj>xcomp>nsubj"),)
+
+
+@pytest.mark.parametrize("deps, message", [
+    ("2nsubj", "is not HEAD:LABEL"),
+    ("9:nsubj", "out of range"),
+    ("5.2:nsubj", "not an empty node of this sentence"),
+    ("x:nsubj", "is not a word ID"),
+    ("2:", "is not HEAD:LABEL"),
+])
+def test_malformed_deps_name_file_and_line(deps, message):
+    text = GAPPING.replace("2:obj", deps)
+    (s,) = parse_conllu(text, file="in.conllu")
+    with pytest.raises(ConlluError) as err:
+        graph_of(s)
+    assert str(err.value).startswith("in.conllu:4: ") and message in str(err.value)
+
+
+def test_cycle_of_empty_nodes_is_an_error():
+    text = GAPPING.replace("2:conj:and\tCopyOf", "5.1:conj\tCopyOf")
+    (s,) = parse_conllu(text, file="in.conllu")
+    with pytest.raises(ConlluError, match=r"in.conllu:7: empty node 5.1 is on a cycle"):
+        graph_of(s)
+
+
+@given(labeled_graphs())
+def test_with_graph_round_trip(graph):
+    n, arcs = graph
+    words = "\n".join(f"{k}\tw{k}\tw\tX\t_\t_\t{0 if k == 1 else 1}\tdep\t_\tM{k}" for k in range(1, n + 1))
+    (s,) = parse_conllu(f"# sent_id = 1\n{words}\n1.1\te\te\tX\t_\t_\t_\t_\t1:dep\t_\n\n")
+    g = tuple(tuple(sorted((h, l) for h, dd, l in arcs if dd == d)) for d in range(1, n + 1))
+    heads = [0] + [1] * (n - 1)
+    out = with_graph(s, g, heads, ["root"] + ["x"] * (n - 1))
+    (back,) = parse_conllu(out.to_text())
+    assert graph_of(back) == g
+    assert "1.1\t" not in out.to_text()                                     # empty nodes dropped
+    assert [w.misc for w in back.words] == [w.misc for w in s.words]         # the rest unchanged
+    assert list(back.heads) == heads
+
+
+# ---------------------------------------------------------------------------------
+# ELAS / EULAS
+# ---------------------------------------------------------------------------------
+
+
+@given(labeled_graphs(), st.randoms(use_true_random=False))
+def test_elas_counts_triples(graph, rnd):
+    n, arcs = graph
+    words = "\n".join(f"{k}\tw{k}\tw\tX\t_\t_\t{0 if k == 1 else 1}\tdep\t_\t_" for k in range(1, n + 1))
+    (s,) = parse_conllu(f"{words}\n\n")
+    gold = tuple(tuple(sorted((h, l) for h, dd, l in arcs if dd == d)) for d in range(1, n + 1))
+    kept = [a for a in sorted(arcs) if rnd.random() < 0.6]
+    relabeled = [(h, d, l.split(":")[0] + ":zz") for h, d, l in kept[: len(kept) // 2]] + kept[len(kept) // 2:]
+    pred = tuple(tuple(sorted((h, l) for h, dd, l in relabeled if dd == d)) for d in range(1, n + 1))
+    sc = score_graphs([s], [s], gold_graphs=[gold], pred_graphs=[pred])
+    assert sc.gold == len(arcs) and sc.predicted == len(relabeled)
+    same = set(relabeled) & set(arcs)
+    assert sc.correct == len(same)
+    universal = {(h, d, universal_steps(l)) for h, d, l in arcs}
+    assert sc.correct_universal >= sc.correct
+    assert sc.correct_universal == sum(1 for h, d, l in relabeled if (h, d, universal_steps(l)) in universal)
+    if arcs and relabeled:
+        assert sc.elas == pytest.approx(2 * len(same) / (len(arcs) + len(relabeled)))
+    self_score = score_graphs([s], [s], gold_graphs=[gold], pred_graphs=[gold])
+    assert self_score.elas == (1.0 if arcs else 0.0)
+
+
+def test_universal_steps():
+    assert universal_steps("obl:in") == "obl"
+    assert universal_steps("conj:and>nsubj:pass") == "conj>nsubj"
+
+
+def test_eval_reports_elas_and_eulas(tmp_path):
+    code, out, _ = cli("eval", DEV, DEV)
+    assert code == 0 and re.search(r"^ELAS: +100.00 ", out, re.M) and re.search(r"^EULAS: +100.00 ", out, re.M)
+    code, out, _ = cli("eval", DEV, DEV, "--json")
+    doc = json.loads(out)
+    assert doc["enhanced"]["elas"]["f1"] == 1.0 and doc["enhanced"]["gold_arcs"] > doc["words"]
+    assert not doc["enhanced"]["deps_copied_from_gold"] and "note:" not in cli("eval", DEV, DEV)[1]
+
+
+def test_eval_notes_deps_copied_by_a_tree_parser(tmp_path):
+    """A single-head parser keeps its input's DEPS: eval says that its ELAS scores nothing."""
+    from tsdsl.treebank.conllu import write_conllu
+
+    gold = read_conllu(DEV)
+    # what a tree parser writes: new HEAD and DEPREL (here: one label changed), DEPS as read
+    first = gold[0].with_heads(gold[0].heads, ["dep"] + list(gold[0].deprels[1:]))
+    pred = tmp_path / "pred.conllu"
+    write_conllu(pred, [first] + gold[1:])
+    code, out, _ = cli("eval", DEV, pred)
+    assert code == 0 and "note: the predicted DEPS are the gold DEPS" in out
+
+
+# ---------------------------------------------------------------------------------
+# the kernel's graph search
+# ---------------------------------------------------------------------------------
+
+
+def _reference_cycle(arcs) -> bool:
+    edges = {(h, d) for h, d in arcs}
+    nodes = {x for a in edges for x in a}
+    reach = {x: {d for h, d in edges if h == x} for x in nodes}
+    for _ in nodes:
+        for x in nodes:
+            reach[x] = reach[x] | {z for y in reach[x] for z in reach[y]}
+    return any(x in reach[x] for x in nodes)
+
+
+@given(labeled_graphs())
+def test_graph_obstacle_finds_cycles(graph):
+    _, arcs = graph
+    pairs = [(h, d) for h, d, _ in arcs]
+    assert (graph_obstacle(pairs) == "cycle") == _reference_cycle(pairs)
+
+
+@pytest.fixture(scope="module")
+def dag():
+    system = load_system("dag")
+    return system, compile_system(system, fallback=False), Interpreter(system)
+
+
+def _replay(it, n, actions, labels, names, label_names):
+    c = it.initial(n)
+    for a, l in zip(actions, labels):
+        it.apply(c, names[a], label_names[l] if l >= 0 else None)
+    assert it.is_terminal(c)
+    return {(h, d, l) for h, d, l in it.output(c).arcs}
+
+
+@settings(max_examples=60)
+@given(st.data())
+def test_every_graph_the_system_builds_is_derived(dag, data):
+    """Completeness on the system's own outputs: a random legal run of the interpreter (labels
+    drawn) ends in a graph; the compiled search derives it, and the derivation replayed in the
+    interpreter builds exactly that graph."""
+    system, kernel, it = dag
+    n = data.draw(st.integers(1, 7))
+    label_names = ["a", "b", "c"]
+    c = it.initial(n)
+    while not it.is_terminal(c):
+        legal = sorted(it.legal(c))
+        if not legal:
+            break
+        a = data.draw(st.sampled_from(legal))
+        it.apply(c, a, data.draw(st.sampled_from(label_names)))
+    if not it.is_terminal(c):
+        return
+    arcs = {(h, d, l) for h, d, l in it.output(c).arcs}
+    found = derive_graphs(kernel, [n], [[(h, d, label_names.index(l)) for h, d, l in sorted(arcs)]])
+    assert found.derivations.status[0] == 1
+    acts, labs = found.derivations.sequence(0)
+    assert _replay(it, n, acts, labs, kernel.action_names, label_names) == arcs
+
+
+@given(labeled_graphs(max_n=6))
+def test_derived_graphs_replay_exactly(dag, graph):
+    """Soundness on arbitrary graphs: whatever the search derives, the interpreter replays to
+    exactly the gold graph; graphs with a cycle or crossing arcs are never derived."""
+    system, kernel, it = dag
+    n, arcs = graph
+    labels = sorted({l for _, _, l in arcs})
+    found = derive_graphs(kernel, [n], [[(h, d, labels.index(l)) for h, d, l in sorted(arcs)]])
+    status = found.derivations.status[0]
+    pairs = [(h, d) for h, d, _ in arcs]
+    if _reference_cycle(pairs) or crossing_arcs(pairs, n, system.root):
+        assert status == 0 and found.obstacles[0] is not None
+    if status == 1:
+        acts, labs = found.derivations.sequence(0)
+        assert _replay(it, n, acts, labs, kernel.action_names, labels) == set(arcs)
+
+
+# ---------------------------------------------------------------------------------
+# training, parsing, coverage
+# ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dag") / "model"
+    code, stdout, err = cli("train", "dag", "--train", TRAIN, "--dev", DEV, "--out", out, "--epochs", "4",
+                            "--hash-bits", "14", "--quiet")
+    assert code == 0, err
+    return out, stdout
+
+
+def test_train_reports_elas_and_skipped_graphs(model):
+    out, stdout = model
+    assert "dev ELAS" in stdout and "graphs without a derivation skipped" in stdout
+    meta = json.loads((out / "model.json").read_text())
+    cov = cli("coverage", "dag", TRAIN, "--deps", "--json")[1]
+    doc = json.loads(cov)
+    assert meta["search"]["derived"] == doc["derivable"] == meta["train_sentences"]
+    assert meta["search"]["obstacles"] == doc["obstacles"]
+
+
+def test_parse_writes_graphs_and_a_tree(model, tmp_path):
+    out, _ = model
+    pred = tmp_path / "pred.conllu"
+    code, _, err = cli("parse", out, DEV, "-o", pred, "--quiet")
+    assert code == 0, err
+    gold_s, pred_s = read_conllu(DEV), read_conllu(pred)     # read_conllu checks HEAD is a tree
+    assert all(sum(h == 0 for h in s.heads) == 1 for s in pred_s)
+    for g, p in zip(gold_s, pred_s):
+        assert [w.fields[:6] + w.fields[9:] for w in g.words] == [w.fields[:6] + w.fields[9:] for w in p.words]
+    pg = graphs_of(pred_s)
+    assert all(arcs for g in pg for arcs in g)               # every word has a head in the graph
+    sc = score_graphs(gold_s, pred_s)
+    majority = score_graphs(gold_s, gold_s, pred_graphs=[tuple(((d + 1, "det"),) for d in range(s.n)) for s in gold_s])
+    assert sc.elas > majority.elas + 0.5                      # far above a trivial parse
+    code, text, _ = cli("eval", DEV, pred)
+    assert re.search(rf"^ELAS: +{100 * sc.elas:.2f} ", text, re.M)
+
+
+def test_parser_api_parses_a_graph(model):
+    import tsdsl
+
+    parser = tsdsl.load_parser(model[0])
+    g = parser.parse_graph(["the", "dog", "sees", "a", "cat", "."], upos=["DET", "NOUN", "VERB", "DET", "NOUN",
+                                                                           "PUNCT"])
+    assert len(g) == 6 and all(all(0 <= h <= 6 and l in parser.labels for h, l in arcs) for arcs in g)
+
+
+def test_training_without_deps_is_refused(tmp_path):
+    plain = tmp_path / "plain.conllu"
+    text = TRAIN.read_text()
+    lines = ["\t".join(f if k != 8 else "_" for k, f in enumerate(l.split("\t"))) if l.count("\t") == 9 else l
+             for l in text.split("\n")]
+    plain.write_text("\n".join(lines))
+    code, _, err = cli("train", "dag", "--train", plain, "--out", tmp_path / "m", "--epochs", "1")
+    assert code != 0 and "no enhanced dependencies" in err and str(plain) in err and "Traceback" not in err
+    assert not (tmp_path / "m").exists()
+
+
+def test_train_without_dev_keeps_the_last_epoch(tmp_path):
+    code, out, err = cli("train", "dag", "--train", TRAIN, "--out", tmp_path / "m", "--epochs", "2", "--hash-bits",
+                         "12", "--quiet")
+    assert code == 0, err
+    assert "best epoch 2 of 2" in out and "graphs without a derivation skipped" in out and "ELAS" not in out
+
+
+def test_coverage_deps_counts_add_up():
+    code, out, _ = cli("coverage", "dag", TRAIN, "--deps", "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert doc["derivable"] + doc["not_derivable"] + doc["over_budget"] + sum(doc["obstacles"].values()) == doc["graphs"]
+    assert doc["graphs"] == len(read_conllu(TRAIN))
+    code, _, err = cli("coverage", "arc-eager", TRAIN, "--deps")
+    assert code != 0 and "needs a multihead system" in err
