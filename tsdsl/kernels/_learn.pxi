@@ -46,6 +46,8 @@ cdef struct Feats:
     uint64_t* val                 # scratch: the value of each atom
     int* kids                     # scratch: KID_W ints per token
     uint64_t* sets                # scratch: left and right label sets per token
+    int i0                        # capacity inf: the indexes of the family instance being scored
+    int i1
 
 
 cdef struct Model:
@@ -129,17 +131,34 @@ cdef inline int step_of(const St* s, const Feats* fx, int t, int code) noexcept 
 
 cdef void extract(const St* s, Feats* fx, const Model* m, int* out) noexcept nogil:
     """The bucket of every template of the feature program in state s."""
+    if fx.need_kids:
+        kids_compute(s, fx.kids, fx.sets)
+    extract_core(s, fx, m, out)
+
+
+cdef inline int instance_token(const St* s, const Feats* fx, int kind, int lst, int shift) noexcept nogil:
+    """The token of an instance-relative base (kind 3: the family's first index i, 4: the
+    second, j): position index - 1 + shift of list lst, counted from its open end; -1 if none."""
+    cdef int pos = (fx.i0 if kind == 3 else fx.i1) - 1 + shift
+    if pos < 0:
+        return -1
+    pos = list_at(s, fx, lst, pos)
+    return pos if tok_ok(s, pos) else -1
+
+
+cdef void extract_core(const St* s, Feats* fx, const Model* m, int* out) noexcept nogil:
+    """As :func:`extract`, with the child tables (fx.kids, fx.sets) already computed for s."""
     cdef int a, j, t, l, r, u, k, d
     cdef const int* ad
     cdef const int* at
     cdef uint64_t h, v
-    if fx.need_kids:
-        kids_compute(s, fx.kids, fx.sets)
     for a in range(fx.n_addr):
         ad = fx.addr + a * ADDR_W
         if ad[0] == 0:
             t = list_at(s, fx, ad[1], ad[2])
             t = t if tok_ok(s, t) else -1
+        elif ad[0] >= 3:
+            t = instance_token(s, fx, ad[0], ad[1], ad[2])
         else:
             t = -1
             l = fx.at[ad[1]]
@@ -315,6 +334,7 @@ cdef int grow(int** hist, int** hfeat, int* cap, int nf) noexcept nogil:
 
 
 include "_beam.pxi"
+include "_instances.pxi"
 
 
 # Sentences as the kernel reads them (see corpus_of).
@@ -365,6 +385,11 @@ cdef class Learner:
     cdef object keep        # numpy arrays whose memory the structs point into
     cdef int max_n
     cdef public double clock
+    cdef object inst_keep   # capacity inf: the instance bases array (see set_instances)
+    cdef const int* inst_base
+    cdef int n_inst_base
+    cdef int inst_local
+    cdef public long long cache_hits, cache_misses
 
     def __init__(self, object addresses, int n_addr, object atoms, int n_atom, object templates, int n_tpl,
                  object open_r, object cls, int C, object W, object U, object touched, object live,
@@ -403,6 +428,11 @@ cdef class Learner:
         self.fx.val = <uint64_t*>malloc(sizeof(uint64_t) * (n_atom + 1))
         self.fx.kids = NULL
         self.fx.sets = NULL
+        self.fx.i0 = 0
+        self.fx.i1 = 0
+        self.inst_base = NULL
+        self.n_inst_base = 0
+        self.inst_local = 0
         self.max_n = -1
         self.m.C = C
         self.m.mask = mask
@@ -429,6 +459,157 @@ cdef class Learner:
             raise MemoryError()
         self.max_n = n
         return 0
+
+    def set_instances(self, object bases, int n_base, int local):
+        """Capacity inf: the instance-relative bases of the feature program, int32 rows
+        (kind, list, shift), and whether an instance's scores may be kept while its base
+        tokens and their subtrees stay the same (see _instances.pxi)."""
+        self.inst_base = int32_data(bases, "instance bases", 3 * n_base)
+        self.n_inst_base = n_base
+        self.inst_local = local
+        self.inst_keep = bases
+
+    cdef int _open_instances(self, InstCache* ic, int nact, int maxn) except -1:
+        if not UNBOUNDED:
+            raise ValueError("scoring family instances needs a capacity-inf kernel")
+        self.reserve(maxn)
+        if inst_open(ic, &self.m, self.fx.n_tpl, nact, maxn, self.inst_base, self.n_inst_base,
+                     self.inst_local) < 0:
+            raise MemoryError()
+        return 0
+
+    def train_instances(self, object offsets_, object tokens, object order_, object actions_, object labels_,
+                        object targets_, object starts_, object atab_, int nact):
+        """Capacity inf: :meth:`train_sequence` along derivations whose actions are instances
+        of the action table atab_ ((unit, i0, i1) int32 triples, nact of them, the table of
+        the longest sentence).  At each step every legal instance is scored (see
+        _instances.pxi); when the best (instance, output) is not the derivation's, the
+        weights of the derivation's output move towards the features of its instance and
+        those of the predicted output away from the features of the predicted instance.
+        Returns (steps, mistakes, stuck sentences)."""
+        cdef Corpus cp
+        cdef InstCache ic
+        corpus_of(&cp, order_, offsets_, tokens, None, None)
+        if cp.order == NULL:
+            raise ValueError("training needs an order")
+        cdef Py_ssize_t n_all = len(offsets_) - 1
+        cdef const int* starts = int32_data(starts_, "starts", n_all + 1)
+        cdef Py_ssize_t steps_all = starts[n_all]
+        cdef const int* actions = int32_data(actions_, "actions", steps_all)
+        cdef const int* labels = int32_data(labels_, "labels", steps_all)
+        cdef const int* targets = int32_data(targets_, "targets", steps_all)
+        cdef const int* atab = int32_data(atab_, "action table", 3 * nact)
+        cdef Py_ssize_t oi
+        cdef int si, n, off, k, maxn = 0, g, ga, pa, pc, C = self.m.C, nf = self.fx.n_tpl
+        cdef long long n_steps = 0, n_wrong = 0, n_stuck = 0
+        cdef bint kids_ready
+        cdef St s
+        cdef char* smem
+        cdef Model* m = &self.m
+        for oi in range(cp.n_order):
+            si = cp.order[oi]
+            maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
+        for k in range(steps_all):
+            if not 0 <= actions[k] < nact:
+                raise ValueError(f"derivation step {k}: action {actions[k]} is not in the table of {nact}")
+        self._open_instances(&ic, nact, maxn)
+        smem = <char*>malloc(st_size(maxn))
+        if smem == NULL:
+            inst_free(&ic)
+            raise MemoryError()
+        m.t = self.clock
+        with nogil:
+            for oi in range(cp.n_order):
+                si = cp.order[oi]
+                off = cp.offsets[si]
+                n = cp.offsets[si + 1] - off
+                st_place_in(&s, n, smem)
+                s.atab = atab
+                s.nact = nact
+                st_start(&s, n)
+                inst_sentence(&ic, n)
+                self.fx.tok = cp.tok + off
+                self.fx.stride = cp.stride
+                for k in range(starts[si], starts[si + 1]):
+                    g = targets[k]
+                    ga = actions[k]
+                    if (st_terminal(&s) or not 0 <= g < C or not valid_nt(&s, ga)
+                            or not inst_has_output(&ic, atab[3 * ga], g)):
+                        n_stuck += 1
+                        break
+                    kids_ready = False
+                    inst_best(&ic, &s, &self.fx, m, &pa, &pc, &kids_ready)
+                    if pa != ga or pc != g:
+                        inst_features(&s, &self.fx, m, ga, &kids_ready, ic.fg)
+                        inst_features(&s, &self.fx, m, pa, &kids_ready, ic.fp)
+                        update(m, ic.fg, nf, g, 1.0)
+                        update(m, ic.fp, nf, pc, -1.0)
+                        ic.wstamp += 1
+                        n_wrong += 1
+                    m.t += 1
+                    inst_apply(&ic, &s, ga, labels[k])
+                    n_steps += 1
+        self.clock = m.t
+        self.cache_hits, self.cache_misses = ic.hits, ic.misses
+        free(smem)
+        inst_free(&ic)
+        return n_steps, n_wrong, n_stuck
+
+    def parse_instances(self, object offsets_, object tokens, object out_heads_, object out_labels_,
+                        object atab_, int nact):
+        """Capacity inf: parse every sentence greedily, taking at each step the best (legal
+        instance, output of its family); atab_ as for :meth:`train_instances` (the table of
+        the longest sentence).  Heads and labels as :meth:`parse_greedy`.  Returns
+        (transitions, stuck sentences)."""
+        cdef Corpus cp
+        cdef InstCache ic
+        corpus_of(&cp, None, offsets_, tokens, None, None)
+        cdef Py_ssize_t n_sent = cp.n_order
+        cdef int* out_heads = int32_data(out_heads_, "heads out", cp.offsets[n_sent], True)
+        cdef int* out_labels = int32_data(out_labels_, "labels out", cp.offsets[n_sent], True)
+        cdef const int* atab = int32_data(atab_, "action table", 3 * nact)
+        cdef Py_ssize_t si
+        cdef int n, off, d, maxn = 0, steps, limit, pa, pc
+        cdef long long n_steps = 0, n_stuck = 0
+        cdef bint kids_ready
+        cdef St s
+        cdef char* smem
+        cdef Model* m = &self.m
+        for si in range(n_sent):
+            maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
+        self._open_instances(&ic, nact, maxn)
+        smem = <char*>malloc(st_size(maxn))
+        if smem == NULL:
+            inst_free(&ic)
+            raise MemoryError()
+        with nogil:
+            for si in range(n_sent):
+                off = cp.offsets[si]
+                n = cp.offsets[si + 1] - off
+                st_place_in(&s, n, smem)
+                s.atab = atab
+                s.nact = nact
+                st_start(&s, n)
+                inst_sentence(&ic, n)
+                self.fx.tok = cp.tok + off
+                self.fx.stride = cp.stride
+                steps = 0
+                limit = step_limit(n)
+                while not st_terminal(&s):
+                    kids_ready = False
+                    if steps >= limit or inst_best(&ic, &s, &self.fx, m, &pa, &pc, &kids_ready) == 0:
+                        n_stuck += 1
+                        break
+                    inst_apply(&ic, &s, pa, m.cls[pc * CLS_W])
+                    steps += 1
+                    n_steps += 1
+                for d in range(1, n + 1):
+                    out_heads[off + d - 1] = out_head(&s, d)
+                    out_labels[off + d - 1] = s.lab[d] if s.head[d] >= 0 else -1
+        self.cache_hits, self.cache_misses = ic.hits, ic.misses
+        free(smem)
+        inst_free(&ic)
+        return n_steps, n_stuck
 
     def train_greedy(self, object gold_heads, object gold_labels, object offsets_, object tokens,
                      object order_, int ol, int dynamic, double explore_p, unsigned long long seed):

@@ -35,7 +35,7 @@ GENERATOR_VERSION = "2"
 __all__ = ["GENERATOR_VERSION", "Generated", "KernelGen", "comment", "generate"]
 
 
-INCLUDES = ("_runtime.pxi", "_api.pxi", "_learn.pxi", "_beam.pxi", "_search.pxi")
+INCLUDES = ("_runtime.pxi", "_api.pxi", "_learn.pxi", "_beam.pxi", "_instances.pxi", "_search.pxi")
 """Shared Cython, the same for every spec, that generated kernels ``include``."""
 
 
