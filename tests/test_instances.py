@@ -91,8 +91,9 @@ _ENGINES: dict = {}
 
 
 def test_cached_training_equals_recomputed_training():
-    """One epoch along the search oracle's derivations: identical weights either way (the
-    cache re-scores after every update)."""
+    """One epoch along the search oracle's derivations, and one with the declared oracle
+    (dynamic with exploration, static): identical weights either way (the cache re-scores
+    after every update)."""
     system = load_system(SPEC, D)
     kernel = compile_system(system, fallback=False)
     features = load_features(default_features(system), system)
@@ -104,13 +105,19 @@ def test_cached_training_equals_recomputed_training():
                        {l: k for k, l in enumerate(labels)})
     searched = search_oracle(kernel, batch, outputs)
     assert len(searched.derived) == batch.sentences  # D = 2 derives every toy tree
-    weights, counts = [], []
-    for cache in (True, False):
-        engine = Engine(kernel, features, outputs, 14, train=True, cache=cache)
-        counts.append(engine.train_sequence(batch, searched.derived, searched))
-        weights.append(engine.W.copy())
-    assert counts[0] == counts[1] and counts[0][1] > 0 and counts[0][2] == 0
-    assert np.array_equal(weights[0], weights[1]) and np.any(weights[0])
+    order = np.arange(batch.sentences, dtype=np.int32)
+    for how in ("search", "dynamic", "static"):
+        weights, counts = [], []
+        for cache in (True, False):
+            engine = Engine(kernel, features, outputs, 14, train=True, cache=cache)
+            if how == "search":
+                counts.append(engine.train_sequence(batch, searched.derived, searched))
+            else:  # the spec's declared oracle; dynamic with exploration from the start
+                counts.append(engine.train_greedy(batch, order, loss_index=0, dynamic=how == "dynamic",
+                                                  explore_p=0.9, seed=7))
+            weights.append(engine.W.copy())
+        assert counts[0] == counts[1] and counts[0][1] > 0 and counts[0][2] == 0, how
+        assert np.array_equal(weights[0], weights[1]) and np.any(weights[0]), how
 
 
 def test_non_local_features_train_without_the_cache(tmp_path):

@@ -624,7 +624,8 @@ def test_unbounded_systems_train_with_instance_features(trained):
     for name in ("easy-first", "easy-first-nonproj-d3"):
         doc = meta(trained(name))
         assert doc["features"] == "easy-first-2010"
-        assert doc["oracle"] == "search" and doc["search"]["derived"] > 0
+        # the spec's exact oracle: Goldberg & Elhadad's training towards any arc that keeps the tree
+        assert doc["oracle"] == "dynamic" and doc["oracle_reproduced"] >= 0.98, doc["oracle_note"]
         # one output per family and label: an output stands for every instance of its family
         assert {o.split(":")[0] for o in doc["outputs"]} == {"LEFT-ARC", "RIGHT-ARC"}
     assert meta(trained("easy-first-nonproj-d3"))["overrides"] == {"D": 3}

@@ -555,6 +555,118 @@ cdef class Learner:
         inst_free(&ic)
         return n_steps, n_wrong, n_stuck
 
+    def train_instances_greedy(self, object gold_heads, object gold_labels, object offsets_, object tokens,
+                               object order_, int ol, int dynamic, double explore_p, unsigned long long seed,
+                               object atab_, int nact):
+        """Capacity inf: :meth:`train_greedy` over family instances (Goldberg & Elhadad 2010's
+        training when dynamic: the weights move towards the best-scoring (instance, output)
+        of least labeled cost under the declared loss ol, away from the prediction, when the
+        prediction costs more).  atab_ as for :meth:`train_instances`.  Returns (steps,
+        mistakes, stuck sentences)."""
+        cdef Corpus cp
+        cdef InstCache ic
+        corpus_of(&cp, order_, offsets_, tokens, gold_heads, gold_labels)
+        if cp.heads == NULL or cp.order == NULL:
+            raise ValueError("training needs gold heads and labels, and an order")
+        cdef const int* atab = int32_data(atab_, "action table", 3 * nact)
+        cdef Py_ssize_t oi
+        cdef int si, n, off, k, a, u, c, lab, h, d, cost, mc, maxn = 0, steps, limit, nf = self.fx.n_tpl
+        cdef int pa, pc, pcost, ga, gc, arc
+        cdef float ps, gs
+        cdef long long n_steps = 0, n_wrong = 0, n_stuck = 0
+        cdef uint64_t rng = seed * 2 + 1
+        cdef bint kids_ready
+        cdef float* sc
+        cdef St s, tmp
+        cdef char* smem
+        cdef char* tmem
+        cdef int* blk
+        cdef int* urow
+        cdef Model* m = &self.m
+        for oi in range(cp.n_order):
+            si = cp.order[oi]
+            maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
+        self._open_instances(&ic, nact, maxn)
+        smem = <char*>malloc(st_size(maxn))
+        tmem = <char*>malloc(st_size(maxn))
+        blk = <int*>malloc(sizeof(int) * (3 * (maxn + 2) + 1))
+        urow = <int*>malloc(sizeof(int) * (nact + 1))
+        if not (smem and tmem and blk and urow):
+            free(smem); free(tmem); free(blk); free(urow)
+            inst_free(&ic)
+            raise MemoryError()
+        m.t = self.clock
+        with nogil:
+            for oi in range(cp.n_order):
+                si = cp.order[oi]
+                off = cp.offsets[si]
+                n = cp.offsets[si + 1] - off
+                if gold_fill(n, &cp.heads[off], &cp.labels[off], blk) < 0:
+                    continue
+                st_place_in(&s, n, smem)
+                s.atab = atab
+                s.nact = nact
+                st_start(&s, n)
+                gold_attach(&s, blk)
+                st_place_in(&tmp, n, tmem)
+                tmp.atab = atab
+                tmp.nact = nact
+                st_start(&tmp, n)
+                gold_attach(&tmp, blk)
+                inst_sentence(&ic, n)
+                self.fx.tok = cp.tok + off
+                self.fx.stride = cp.stride
+                steps = 0
+                limit = step_limit(n)
+                while not st_terminal(&s):
+                    if steps >= limit:
+                        n_stuck += 1
+                        break
+                    all_costs_nt(&s, &tmp, ol, urow)
+                    kids_ready = False
+                    ic.salt += 1
+                    pa = pc = ga = gc = -1
+                    ps = gs = 0
+                    pcost = mc = ILLEGAL
+                    for a in range(s.nact):
+                        if urow[a] == ILLEGAL or not valid_nt(&s, a):
+                            continue
+                        u = s.atab[3 * a]
+                        self.fx.i0 = s.atab[3 * a + 1]
+                        self.fx.i1 = s.atab[3 * a + 2]
+                        sc = inst_scores(&ic, &s, &self.fx, m, &kids_ready)
+                        arc = arc_of(&s, a, &h, &d) and s.gold[d] == h
+                        for k in range(ic.uo_start[u], ic.uo_start[u + 1]):
+                            c = ic.uo_list[k]
+                            lab = m.cls[c * CLS_W]
+                            cost = urow[a] + (1 if arc and lab >= 0 and s.glab[d] != lab else 0)
+                            if pa < 0 or sc[c] > ps:
+                                pa, pc, ps, pcost = a, c, sc[c], cost
+                            if ga < 0 or cost < mc or (cost == mc and dynamic and sc[c] > gs):
+                                ga, gc, gs, mc = a, c, sc[c], cost
+                    if pa < 0:
+                        n_stuck += 1
+                        break
+                    if (pcost != mc) if dynamic else (pa != ga or pc != gc):
+                        inst_features(&s, &self.fx, m, ga, &kids_ready, ic.fg)
+                        inst_features(&s, &self.fx, m, pa, &kids_ready, ic.fp)
+                        update(m, ic.fg, nf, gc, 1.0)
+                        update(m, ic.fp, nf, pc, -1.0)
+                        ic.wstamp += 1
+                        n_wrong += 1
+                    m.t += 1
+                    if dynamic and explore_p > 0 and rng_unit(&rng) < explore_p:
+                        inst_apply(&ic, &s, pa, m.cls[pc * CLS_W])
+                    else:
+                        inst_apply(&ic, &s, ga, m.cls[gc * CLS_W])
+                    steps += 1
+                    n_steps += 1
+        self.clock = m.t
+        self.cache_hits, self.cache_misses = ic.hits, ic.misses
+        free(smem); free(tmem); free(blk); free(urow)
+        inst_free(&ic)
+        return n_steps, n_wrong, n_stuck
+
     def parse_instances(self, object offsets_, object tokens, object out_heads_, object out_labels_,
                         object atab_, int nact):
         """Capacity inf: parse every sentence greedily, taking at each step the best (legal

@@ -66,6 +66,11 @@ class Engine:
     def train_greedy(self, batch: Batch, order: np.ndarray, *, loss_index: int, dynamic: bool,
                      explore_p: float, seed: int) -> tuple[int, int, int]:
         order = np.ascontiguousarray(order, dtype=np.int32)
+        if self.unbounded:
+            table, nact = self.instance_table(batch.offsets)
+            return self.learner.train_instances_greedy(batch.heads, batch.labels, batch.offsets, batch.tokens, order,
+                                                       loss_index, int(dynamic), float(explore_p),
+                                                       seed & 0x7FFFFFFFFFFFFFFF, table, nact)
         return self.learner.train_greedy(batch.heads, batch.labels, batch.offsets, batch.tokens, order,
                                          loss_index, int(dynamic), float(explore_p), seed & 0x7FFFFFFFFFFFFFFF)
 
