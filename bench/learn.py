@@ -190,6 +190,12 @@ def render(rows: list[dict], args) -> str:
         spec, overrides, extra, text = SYSTEMS[name]
         opts = " ".join([f"--set {k}={v}" for k, v in overrides.items()] + [f"--{k} {v}" for k, v in extra.items()])
         lines.append(f"- **{name}**: {text}; `{spec}`{' ' + opts if opts else ''}")
+    crossing = [r for r in ok if r.get("crossing_arcs")]
+    if crossing:
+        lines += ["", "Crossing-arc recall (CUR, `tsdsl eval`: of the test arcs that cross another gold arc, the "
+                  "share attached to the right head):", ""]
+        lines += [f"- {r['treebank']} {r['system']}: {r['crossing_recall']:.2f}% of {r['crossing_arcs']}"
+                  for r in crossing]
     lines += ["", "## Targets", ""]
     for tb, target in TARGET_LAS.items():
         cand = [r for r in ok if r["treebank"] == tb]
