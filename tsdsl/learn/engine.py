@@ -68,9 +68,9 @@ class Engine:
         order = np.ascontiguousarray(order, dtype=np.int32)
         if self.unbounded:
             table, nact = self.instance_table(batch.offsets)
-            return self.learner.train_instances_greedy(batch.heads, batch.labels, batch.offsets, batch.tokens, order,
-                                                       loss_index, int(dynamic), float(explore_p),
-                                                       seed & 0x7FFFFFFFFFFFFFFF, table, nact)
+            return self.kernel.module.train_instances_greedy(
+                self.learner, batch.heads, batch.labels, batch.offsets, batch.tokens, order, loss_index, int(dynamic),
+                float(explore_p), seed & 0x7FFFFFFFFFFFFFFF, table, nact)
         return self.learner.train_greedy(batch.heads, batch.labels, batch.offsets, batch.tokens, order,
                                          loss_index, int(dynamic), float(explore_p), seed & 0x7FFFFFFFFFFFFFFF)
 
@@ -87,8 +87,8 @@ class Engine:
         d = oracle.derivations
         if self.unbounded:
             table, nact = self.instance_table(batch.offsets)
-            return self.learner.train_instances(batch.offsets, batch.tokens, order, d.actions, d.labels,
-                                                oracle.targets, d.starts, table, nact)
+            return self.kernel.module.train_instances(self.learner, batch.offsets, batch.tokens, order, d.actions,
+                                                      d.labels, oracle.targets, d.starts, table, nact)
         return self.learner.train_sequence(batch.offsets, batch.tokens, order, d.actions, d.labels, oracle.targets,
                                            d.starts)
 
@@ -111,7 +111,8 @@ class Engine:
             if log_nonmonotonic:
                 raise UsageError(f"{self.kernel.system.name}: the non-monotonic log is not kept for capacity inf")
             table, nact = self.instance_table(batch.offsets)
-            steps, stuck = self.learner.parse_instances(batch.offsets, batch.tokens, heads, labels, table, nact)
+            steps, stuck = self.kernel.module.parse_instances(self.learner, batch.offsets, batch.tokens, heads, labels,
+                                                              table, nact)
             return heads[:total], labels[:total], steps, stuck, None
         if beam > 1:
             steps, stuck = self.learner.parse_beam(batch.offsets, batch.tokens, beam, heads, labels)
