@@ -12,7 +12,7 @@ best LAS per treebank (en_lines >= 83.7, el_gdt >= 84.7, en_gum >= 84.2), greedy
 non-monotonic arc-eager (Honnibal & Johnson 2015) >= plain arc-eager on average, greedy
 parsing >= 30,000 words/s, greedy training of one model on en_gum (15 epochs) <= 5 minutes.
 
-Skips with a message when ``../shared/data/ud`` is absent.
+Skips with a message when ``../shared/data/ud`` (or ``$TSDSL_UD_DATA``) is absent.
 
     python bench/learn.py [--treebanks en_lines el_gdt en_gum] [--systems arc-eager ...]
                           [--epochs 15] [--jobs 2] [--beam-systems arc-eager] [--beam 8]
@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data" / "ud"
+DATA = Path(os.environ.get("TSDSL_UD_DATA") or ROOT.parent / "shared" / "data" / "ud")  # a worktree: set TSDSL_UD_DATA
 TREEBANKS = ("en_lines", "el_gdt", "en_gum")
 TARGET_LAS = {"en_lines": 83.7, "el_gdt": 84.7, "en_gum": 84.2}
 
@@ -50,6 +50,22 @@ SYSTEMS = {
                       "bounded easy-first K=3 (Bohnet et al. 2016), static oracle (its loss is a lower bound)"),
     "easy-first-k4": ("systems/easy-first-bounded.ts", {"K": 4}, {},
                       "bounded easy-first K=4 (Bohnet et al. 2016), static oracle (its loss is a lower bound)"),
+    "easy-first-k2": ("systems/easy-first-bounded.ts", {"K": 2}, {},
+                      "bounded easy-first K=2 (arc-standard; Bohnet et al. 2016), static oracle"),
+    "easy-first": ("systems/easy-first.ts", {}, {},
+                   "easy-first K = inf (Goldberg & Elhadad 2010 as control parameters), every family instance "
+                   "scored from its tokens (easy-first-2010.yaml), its declared exact oracle, dynamic"),
+    "easy-first-search": ("systems/easy-first.ts", {}, {"oracle": "search"},
+                          "easy-first K = inf as above, trained along the static oracle by search (one fixed "
+                          "order) instead of its declared oracle"),
+    "easy-first-nonproj-d2-search": ("systems/easy-first-nonproj.ts", {"D": 2}, {"oracle": "search"},
+                                     "non-projective easy-first D=2, static oracle by search"),
+    "easy-first-nonproj-d2": ("systems/easy-first-nonproj.ts", {"D": 2}, {},
+                              "non-projective easy-first D=2 (Bohnet et al. 2016), as easy-first"),
+    "easy-first-nonproj-d3": ("systems/easy-first-nonproj.ts", {"D": 3}, {},
+                              "non-projective easy-first D=3 (Bohnet et al. 2016), as easy-first"),
+    "easy-first-nonproj-d4": ("systems/easy-first-nonproj.ts", {"D": 4}, {},
+                              "non-projective easy-first D=4 (Bohnet et al. 2016), as easy-first"),
     "covington": ("systems/covington.ts", {}, {}, "Covington non-projective (monotonic)"),
     "covington-nm": ("systems/covington-nm.ts", {}, {"loss": "upper"},
                      "non-monotonic Covington (Fernández-González & Gómez-Rodríguez 2017), loss U + nc"),
@@ -109,6 +125,7 @@ def run_one(tb: str, name: str, epochs: int, beam: int, workdir: Path, hash_bits
         "kernel_words_per_second": round(stats.words / kernel_s), "test_words": stats.words,
         "uas": round(100 * sc.uas.score, 2), "las": round(100 * sc.las.score, 2),
         "las_full": round(100 * sc.las_full.score, 2), "dev_las": round(100 * (meta.get("dev_las") or 0), 2),
+        "crossing_recall": round(100 * (sc.crossing.score or 0), 2), "crossing_arcs": sc.crossing.total,
         "repaired_words": stats.repaired_words, "stuck": stats.stuck, "outputs": len(meta["outputs"]),
         "lifted_arcs": meta.get("lifted_arcs"), "oracle": meta.get("oracle"),
         "not_derived": (meta.get("search") or {}).get("over_budget", 0) + (meta.get("search") or {}).get("not_derivable", 0),
@@ -180,6 +197,12 @@ def render(rows: list[dict], args) -> str:
         spec, overrides, extra, text = SYSTEMS[name]
         opts = " ".join([f"--set {k}={v}" for k, v in overrides.items()] + [f"--{k} {v}" for k, v in extra.items()])
         lines.append(f"- **{name}**: {text}; `{spec}`{' ' + opts if opts else ''}")
+    crossing = [r for r in ok if r.get("crossing_arcs")]
+    if crossing:
+        lines += ["", "Crossing-arc recall (CUR, `tsdsl eval`: of the test arcs that cross another gold arc, the "
+                  "share attached to the right head):", ""]
+        lines += [f"- {r['treebank']} {r['system']}: {r['crossing_recall']:.2f}% of {r['crossing_arcs']}"
+                  for r in crossing]
     lines += ["", "## Targets", ""]
     for tb, target in TARGET_LAS.items():
         cand = [r for r in ok if r["treebank"] == tb]

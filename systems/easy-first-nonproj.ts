@@ -12,3 +12,10 @@ system easy_first_nonproj "Non-projective easy-first"
   LEFT-ARC  = ←*
   # →*(i,j), i - j <= D: O[i] -> O[j], O[j] reduced.
   RIGHT-ARC = →*
+
+  # Training oracle, as easy-first's: a gold arc stays reachable while both of its words
+  # are in O.  Exact on the trees the system can build (`tsdsl check-oracle`); on a tree
+  # with an arc that no order brings within D, that arc still counts as reachable.
+  oracle   easy_first_reachable "Reachable arcs of easy-first"
+  reachable h -> d if d in O and h in O
+  loss = unreachable

@@ -14,3 +14,11 @@ system easy_first "Easy-first (control parameters)"
   LEFT-ARC  = ←*
   # →(i,i-1): O[i] -> O[i-1], O[i-1] reduced.
   RIGHT-ARC = →*
+
+  # Training oracle (Goldberg & Elhadad 2010 train towards any action that keeps the gold
+  # tree reachable): a gold arc stays reachable while both of its words are in O.  A word
+  # leaves O when it takes its head, so taking one from the wrong word, or before it has
+  # collected its own dependents, loses arcs.  Exact (`tsdsl check-oracle`).
+  oracle   easy_first_reachable "Reachable arcs of easy-first"
+  reachable h -> d if d in O and h in O
+  loss = unreachable

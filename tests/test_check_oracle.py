@@ -301,7 +301,7 @@ def test_cli_check_oracle_select_and_errors(capsys):
     assert code == 0 and "goldberg_nivre_2013" in out
     code, out, err = run(capsys, "check-oracle", str(SYSTEMS / "arc-hybrid.ts"), "--oracle", "nope")
     assert code != 0 and "has no oracle 'nope'" in err and "Traceback" not in err
-    code, out, err = run(capsys, "check-oracle", str(SYSTEMS / "easy-first.ts"))
+    code, out, err = run(capsys, "check-oracle", str(SYSTEMS / "attardi.ts"))
     assert code != 0 and "declares no fast oracle" in err
 
 

@@ -35,6 +35,8 @@ ARC_EAGER = load_system(REPO / "systems" / "arc-eager.ts")  # sigma R, beta L
 COVINGTON = load_system(REPO / "systems" / "covington.ts")  # lambda1 R, lambda2 R, beta L
 BUFFER_ONLY = load_system_text("system q\nlists β\nroot none\ninitial ([1..n])\nterminal ([])\n"
                                "DROP : (b|β) => (β)\n")
+EASY_FIRST = load_system(REPO / "systems" / "easy-first.ts")  # capacity inf: O R, U L
+BOUNDED_EF = load_system(REPO / "systems" / "easy-first-bounded.ts")
 STACK_ONLY = load_system_text("system q\nlists σ\nroot none\ninitial ([1..n])\nterminal ([])\n"
                               "DROP : (σ|s) => (σ)\n")
 
@@ -85,6 +87,8 @@ def test_default_set_loads_for_every_system(path):
     ("arc-hybrid.ts", "control-parameters.yaml"),
     ("covington-nm.ts", "covington-2017.yaml"),
     ("covington.ts", "covington-2017.yaml"),
+    ("easy-first.ts", "easy-first-2010.yaml"),          # capacity inf: templates per family instance
+    ("easy-first-nonproj.ts", "easy-first-2010.yaml"),
 ])
 def test_default_features_picks_the_family(spec, expected):
     path = default_features(load_system(REPO / "systems" / spec))
@@ -253,6 +257,12 @@ ERRORS = [
     ("multi-line-scalar", T + "s0.w +\n    b0.foo\n", ARC_EAGER, 2, 5, r"unknown attribute `foo`"),
     ("escaped-quoted-scalar", T + '"s0.w + b0.\\x66oo"\n', ARC_EAGER, 2, 5, r"unknown attribute `foo`"),
     ("crlf", "templates:\r\n  - s0.w\r\n  - s0.x\r\n", ARC_EAGER, 3, 8, r"unknown attribute `x`"),
+    ("instance-in-bounded", T + "s0.w + O[i].w\n", BOUNDED_EF, 2, 12, r"`O\[i\.\.\.\]` addresses the tokens of "
+     r"an action family instance; .* fixed set of actions"),
+    ("instance-offset-range", T + "O[j-12].w\n", EASY_FIRST, 2, 9, r"offset -12 is out of range -9..9"),
+    ("instance-unknown-list", T + "Q[i].w\n", EASY_FIRST, 2, 5, r"unknown list `Q`"),
+    ("unbounded-without-instance", "templates:\n  - O[0].w\n  - U[0].p\n", EASY_FIRST, 2, 3,
+     r"capacity inf: .* must address them, e.g. `O\[i\].w`"),
 ]
 
 
@@ -408,3 +418,45 @@ def test_any_text_gives_a_feature_set_or_a_feature_error(text):
             load_features("<fuzz>", COVINGTON, text=variant)
         except FeatureError as e:
             assert str(e).startswith("<fuzz>:")
+
+
+# ---------------------------------------------------------------------------------
+# capacity inf: addresses relative to a family instance (O[i+k], O[j-k])
+# ---------------------------------------------------------------------------------
+
+
+def test_instance_addresses_compile_to_kinds_3_and_4():
+    from tsdsl.learn.features import BASE_INST_I, BASE_INST_J
+
+    fs = compile_templates(["O[i].w + O[j].p", "O[i+2].p + O[j-1].lc1.l", "dist(O[i],O[j])", "O[ i - 1 ].w"],
+                           EASY_FIRST)
+    assert fs.template_names == ("O[i].w+O[j].p", "O[i+2].p+O[j-1].lc1.l", "dist(O[i],O[j])", "O[i-1].w")
+    o = [d.name for d in EASY_FIRST.lists].index("O")
+    heads = {tuple(r[:3]) for r in fs.addresses.tolist()}
+    assert heads == {(BASE_INST_I, o, 0), (BASE_INST_J, o, 0), (BASE_INST_I, o, 2), (BASE_INST_J, o, -1),
+                     (BASE_INST_I, o, -1)}
+    assert [tuple(r) for r in fs.instance_bases.tolist()] == sorted(heads)
+    assert fs.instance_local  # children steps only
+    # a head step, a sentence neighbour or an absolute position makes scores depend on more
+    for extra in ("O[i].h.p", "O[j].next.w", "O[0].w"):
+        assert not compile_templates(["O[i].w", extra], EASY_FIRST).instance_local, extra
+
+
+@given(st.lists(st.tuples(st.sampled_from("ij"), st.integers(-9, 9),
+                          st.sampled_from(["", ".lc1", ".rc2.h", ".prev"]), st.sampled_from(["w", "p", "l", "vr"])),
+                min_size=1, max_size=4, unique_by=lambda t: t[:3]))
+def test_instance_templates_round_trip(parts):
+    text = " + ".join(f"O[{v}{k:+d}]{steps}.{attr}" for v, k, steps, attr in parts)
+    fs = compile_templates([text], EASY_FIRST)
+    (name,) = fs.template_names
+    assert rows_of(compile_templates([name], EASY_FIRST)) == rows_of(fs)
+
+
+@pytest.mark.parametrize("spec", ["easy-first.ts", "easy-first-nonproj.ts"])
+def test_default_set_of_capacity_inf_systems(spec):
+    system = load_system(REPO / "systems" / spec)
+    fs = load_features(default_features(system), system)
+    assert len(set(fs.template_names)) == len(fs.template_names) > 40
+    assert fs.instance_local
+    # every template reads at least one of the instance's two tokens or their neighbours
+    assert all("[i" in n or "[j" in n for n in fs.template_names)

@@ -198,6 +198,9 @@ MODELS = {
     "arc-eager-unshift": ("readings/arc-eager-unshift-shift-empty.ts", ()),
     "easy-first-bounded-k4": ("easy-first-bounded.ts", ("--set", "K=4")),
     "covington": ("covington.ts", ()),
+    # capacity inf: every family instance scored from its own tokens
+    "easy-first": ("easy-first.ts", ()),
+    "easy-first-nonproj-d3": ("easy-first-nonproj.ts", ("--set", "D=3")),
     "covington-nm": ("covington-nm.ts", ("--loss", "upper")),
     "arc-eager-beam": ("arc-eager.ts", ("--beam", "4", "--epochs", "2")),
     "arc-eager-static": ("arc-eager.ts", ("--oracle", "static")),
@@ -205,7 +208,8 @@ MODELS = {
 }
 # stack/buffer, non-monotonic stack/buffer (REDUCE and UNSHIFT share a class), control
 # parameters with an override, Covington, non-monotonic Covington
-FAMILIES = ["arc-eager", "arc-eager-unshift", "easy-first-bounded-k4", "covington", "covington-nm"]
+FAMILIES = ["arc-eager", "arc-eager-unshift", "easy-first-bounded-k4", "covington", "covington-nm", "easy-first",
+            "easy-first-nonproj-d3"]
 
 
 @pytest.fixture(scope="module")
@@ -616,10 +620,24 @@ def test_refuses_missing_model_json(model_copy):
     refused_load(model_copy, "model.json: missing")
 
 
-def test_train_refuses_unbounded_system(workdir):
+def test_unbounded_systems_train_with_instance_features(trained):
+    for name in ("easy-first", "easy-first-nonproj-d3"):
+        doc = meta(trained(name))
+        assert doc["features"] == "easy-first-2010"
+        # the spec's exact oracle: Goldberg & Elhadad's training towards any arc that keeps the tree
+        assert doc["oracle"] == "dynamic" and doc["oracle_reproduced"] >= 0.98, doc["oracle_note"]
+        # one output per family and label: an output stands for every instance of its family
+        assert {o.split(":")[0] for o in doc["outputs"]} == {"LEFT-ARC", "RIGHT-ARC"}
+    assert meta(trained("easy-first-nonproj-d3"))["overrides"] == {"D": 3}
+    # the non-projective system builds the crossing trees itself (nothing lifted)
+    assert meta(trained("easy-first-nonproj-d3"))["lifted_arcs"] == 0
+    assert meta(trained("easy-first"))["lifted_arcs"] > 0
+
+
+def test_train_refuses_beam_for_unbounded_system(workdir):
     spec = SYSTEMS / "easy-first.ts"
-    code, _, err = cli("train", spec, "--train", "train.conllu", "--out", "ef-model", *FAST)
-    assert_refused(code, err, "easy-first.ts", "unbounded", "--set K=4")
+    code, _, err = cli("train", spec, "--train", "train.conllu", "--out", "ef-model", "--beam", "4", *FAST)
+    assert_refused(code, err, "easy-first.ts", "capacity inf", "--beam 1")
     assert not Path("ef-model").exists()
 
 

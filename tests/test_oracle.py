@@ -139,7 +139,7 @@ def test_arc_hybrid_costs_on_book():
 
 
 def test_find_oracle_errors():
-    system = load_system(SYSTEMS / "easy-first.ts")
+    system = load_system(SYSTEMS / "attardi.ts")
     with pytest.raises(OracleError, match="declares no fast oracle"):
         find_oracle(system)
     eager = load_system(SYSTEMS / "arc-eager.ts")

@@ -46,6 +46,8 @@ cdef struct Feats:
     uint64_t* val                 # scratch: the value of each atom
     int* kids                     # scratch: KID_W ints per token
     uint64_t* sets                # scratch: left and right label sets per token
+    int i0                        # capacity inf: the indexes of the family instance being scored
+    int i1
 
 
 cdef struct Sums:
@@ -140,17 +142,34 @@ cdef inline int step_of(const St* s, const Feats* fx, int t, int code) noexcept 
 
 cdef void extract(const St* s, Feats* fx, const Model* m, int* out) noexcept nogil:
     """The bucket of every template of the feature program in state s."""
+    if fx.need_kids:
+        kids_compute(s, fx.kids, fx.sets)
+    extract_core(s, fx, m, out)
+
+
+cdef inline int instance_token(const St* s, const Feats* fx, int kind, int lst, int shift) noexcept nogil:
+    """The token of an instance-relative base (kind 3: the family's first index i, 4: the
+    second, j): position index - 1 + shift of list lst, counted from its open end; -1 if none."""
+    cdef int pos = (fx.i0 if kind == 3 else fx.i1) - 1 + shift
+    if pos < 0:
+        return -1
+    pos = list_at(s, fx, lst, pos)
+    return pos if tok_ok(s, pos) else -1
+
+
+cdef void extract_core(const St* s, Feats* fx, const Model* m, int* out) noexcept nogil:
+    """As :func:`extract`, with the child tables (fx.kids, fx.sets) already computed for s."""
     cdef int a, j, t, l, r, u, k, d
     cdef const int* ad
     cdef const int* at
     cdef uint64_t h, v
-    if fx.need_kids:
-        kids_compute(s, fx.kids, fx.sets)
     for a in range(fx.n_addr):
         ad = fx.addr + a * ADDR_W
         if ad[0] == 0:
             t = list_at(s, fx, ad[1], ad[2])
             t = t if tok_ok(s, t) else -1
+        elif ad[0] >= 3:
+            t = instance_token(s, fx, ad[0], ad[1], ad[2])
         else:
             t = -1
             l = fx.at[ad[1]]
@@ -425,6 +444,11 @@ cdef class Learner:
     cdef object keep        # numpy arrays whose memory the structs point into
     cdef int max_n
     cdef public double clock
+    cdef object inst_keep   # capacity inf: the instance bases array (see set_instances)
+    cdef const int* inst_base
+    cdef int n_inst_base
+    cdef int inst_local
+    cdef public long long cache_hits, cache_misses
 
     def __init__(self, object addresses, int n_addr, object atoms, int n_atom, object templates, int n_tpl,
                  object open_r, object cls, int C, object W, object live, unsigned int mask):
@@ -465,6 +489,11 @@ cdef class Learner:
         self.fx.val = <uint64_t*>malloc(sizeof(uint64_t) * (n_atom + 1))
         self.fx.kids = NULL
         self.fx.sets = NULL
+        self.fx.i0 = 0
+        self.fx.i1 = 0
+        self.inst_base = NULL
+        self.n_inst_base = 0
+        self.inst_local = 0
         self.max_n = -1
         self.m.C = C
         self.m.mask = mask
@@ -517,6 +546,15 @@ cdef class Learner:
             raise MemoryError()
         self.max_n = n
         return 0
+
+    def set_instances(self, object bases, int n_base, int local):
+        """Capacity inf: the instance-relative bases of the feature program, int32 rows
+        (kind, list, shift), and whether an instance's scores may be kept while its base
+        tokens and their subtrees stay the same (see _instances.pxi)."""
+        self.inst_base = int32_data(bases, "instance bases", 3 * n_base)
+        self.n_inst_base = n_base
+        self.inst_local = local
+        self.inst_keep = bases
 
     def train_greedy(self, object gold_heads, object gold_labels, object offsets_, object tokens,
                      object order_, int ol, int dynamic, double explore_p, unsigned long long seed):
@@ -912,3 +950,6 @@ cdef class Learner:
                     out_labels[off + d - 1] = w.cur[0].lab[d] if w.cur[0].head[d] >= 0 else -1
         beam_free(&w)
         return n_steps, n_stuck
+
+
+include "_instances.pxi"  # capacity inf: scoring every family instance (after the Learner it drives)

@@ -35,7 +35,8 @@ GENERATOR_VERSION = "2"
 __all__ = ["GENERATOR_VERSION", "Generated", "KernelGen", "comment", "generate"]
 
 
-INCLUDES = ("_runtime.pxi", "_api.pxi", "_batch.pxi", "_learn.pxi", "_beam.pxi", "_search.pxi", "_multi.pxi")
+INCLUDES = ("_runtime.pxi", "_api.pxi", "_batch.pxi", "_learn.pxi", "_beam.pxi", "_instances.pxi", "_search.pxi",
+            "_multi.pxi")
 """Shared Cython, the same for every spec, that generated kernels ``include``."""
 
 

@@ -93,5 +93,11 @@ def search_oracle(kernel, batch: Batch, outputs: Outputs, *, budget: int = DEFAU
         d = kernel.derive(tb, budget=budget)
         _save(path, d)
     status = d.status
-    return SearchOracle(d, targets_of(outputs, d.actions, d.labels), np.flatnonzero(status == 1).astype(np.int32),
+    units = d.actions
+    if kernel.unbounded and len(units):
+        # instances of the longest sentence's action table: an output stands for a family
+        longest = int(np.diff(batch.offsets).max())
+        _, _, table = kernel._for_tokens(longest + (1 if kernel.system.root != "none" else 0))
+        units = table[3 * d.actions]
+    return SearchOracle(d, targets_of(outputs, units, d.labels), np.flatnonzero(status == 1).astype(np.int32),
                         int(np.sum(status == 0)), int(np.sum(status < 0)), cached)

@@ -21,9 +21,10 @@ class Engine:
 
     def __init__(self, kernel, features, outputs: Outputs, hash_bits: int, *,
                  weights: Optional[np.ndarray] = None, train: bool = False,
-                 live_rows: Optional[np.ndarray] = None):
+                 live_rows: Optional[np.ndarray] = None, cache: bool = True):
         """``live_rows``: for parsing, the rows of ``weights`` that may be non-zero (computed
-        when not given); the others are never read."""
+        when not given); the others are never read.  ``cache``: capacity inf, keep instance
+        scores between steps where that is exact (:func:`instance_cache_exact`)."""
         if not hasattr(kernel, "module") or not hasattr(kernel.module, "Learner"):
             raise UsageError("training and parsing need the compiled kernel (no C compiler was found)")
         self.kernel = kernel
@@ -48,6 +49,11 @@ class Engine:
         self.learner = kernel.module.Learner(
             self._addr, len(features.addresses), self._atom, len(features.atoms), self._tpl, len(features.templates),
             self._open, self._cls, C, self.W, None if train else self.live, rows - 1)
+        self.unbounded = kernel.system.unbounded
+        if self.unbounded:
+            self._bases = np.ascontiguousarray(features.instance_bases, dtype=np.int32).reshape(-1)
+            self.cached = bool(cache and instance_cache_exact(kernel.system, features))
+            self.learner.set_instances(self._bases, len(self._bases) // 3, int(self.cached))
 
     def averaged(self) -> SparseWeights:
         """The averaged-perceptron weights (training), sparse: every weight ever updated,
@@ -80,13 +86,29 @@ class Engine:
     def train_greedy(self, batch: Batch, order: np.ndarray, *, loss_index: int, dynamic: bool,
                      explore_p: float, seed: int) -> tuple[int, int, int]:
         order = np.ascontiguousarray(order, dtype=np.int32)
+        if self.unbounded:
+            table, nact = self.instance_table(batch.offsets)
+            return self.kernel.module.train_instances_greedy(
+                self.learner, batch.heads, batch.labels, batch.offsets, batch.tokens, order, loss_index, int(dynamic),
+                float(explore_p), seed & 0x7FFFFFFFFFFFFFFF, table, nact)
         return self.learner.train_greedy(batch.heads, batch.labels, batch.offsets, batch.tokens, order,
                                          loss_index, int(dynamic), float(explore_p), seed & 0x7FFFFFFFFFFFFFFF)
+
+    def instance_table(self, offsets: np.ndarray) -> tuple[np.ndarray, int]:
+        """Capacity inf: the kernel's action table for the longest sentence of a batch (the
+        one :meth:`~tsdsl.kernels.compiled.CompiledSystem.derive` numbers instances by)."""
+        longest = int(np.diff(offsets).max()) if len(offsets) > 1 else 0
+        names, _, table = self.kernel._for_tokens(longest + (1 if self.kernel.system.root != "none" else 0))
+        return table, len(names)
 
     def train_sequence(self, batch: Batch, order: np.ndarray, oracle) -> tuple[int, int, int]:
         """Static training along the derivations of a :class:`~tsdsl.learn.derive.SearchOracle`."""
         order = np.ascontiguousarray(order, dtype=np.int32)
         d = oracle.derivations
+        if self.unbounded:
+            table, nact = self.instance_table(batch.offsets)
+            return self.kernel.module.train_instances(self.learner, batch.offsets, batch.tokens, order, d.actions,
+                                                      d.labels, oracle.targets, d.starts, table, nact)
         return self.learner.train_sequence(batch.offsets, batch.tokens, order, d.actions, d.labels, oracle.targets,
                                            d.starts)
 
@@ -102,6 +124,16 @@ class Engine:
         total = batch.words
         heads = np.empty(total + 1, dtype=np.int32)
         labels = np.empty(total + 1, dtype=np.int32)
+        if self.unbounded:
+            if beam > 1:
+                raise UsageError(f"{self.kernel.system.name}: capacity inf parses greedily (beam search over "
+                                 "family instances is not implemented); use --beam 1")
+            if log_nonmonotonic:
+                raise UsageError(f"{self.kernel.system.name}: the non-monotonic log is not kept for capacity inf")
+            table, nact = self.instance_table(batch.offsets)
+            steps, stuck = self.kernel.module.parse_instances(self.learner, batch.offsets, batch.tokens, heads, labels,
+                                                              table, nact)
+            return heads[:total], labels[:total], steps, stuck, None
         if beam > 1:
             steps, stuck = self.learner.parse_beam(batch.offsets, batch.tokens, beam, heads, labels)
             return heads[:total], labels[:total], steps, stuck, None
@@ -115,3 +147,16 @@ class Engine:
             events = np.empty(3 * cap + 3, dtype=np.int32)
         ev = events[:3 * n_ev].reshape(n_ev, 3).copy() if log_nonmonotonic else None
         return heads[:total], labels[:total], steps, stuck, ev
+
+
+def instance_cache_exact(system, features) -> bool:
+    """Whether instance scores may be kept between steps (see the kernel's _instances.pxi):
+    every feature address starts at an instance token and steps only to children
+    (:attr:`~tsdsl.learn.features.FeatureSet.instance_local`), every arc is labeled (the
+    kernel sees the arcs it bumps versions for through their labels) and the system is
+    monotonic (no arc is taken back, so a token's subtree only grows)."""
+    if not features.instance_local:
+        return False
+    if any(not op.labeled for f in system.families for c in f.template.cases for op in c.arcs):
+        return False
+    return system.is_monotonic(6)

@@ -30,7 +30,7 @@ from ..lang.syntax import ascii_name
 
 # ---- codes shared with the C extractor (do not renumber) ---------------------------
 
-BASE_LIST, BASE_CL, BASE_CR = 0, 1, 2
+BASE_LIST, BASE_CL, BASE_CR, BASE_INST_I, BASE_INST_J = 0, 1, 2, 3, 4
 STEP_H, STEP_LC1, STEP_LC2, STEP_RC1, STEP_RC2, STEP_LCC, STEP_RCC, STEP_PREV, STEP_NEXT = range(1, 10)
 ATOM_TOK, ATOM_LABEL, ATOM_VL, ATOM_VR, ATOM_SL, ATOM_SR, ATOM_DIST = range(7)
 
@@ -63,6 +63,8 @@ _FLOW_HINT = ("; inside a YAML flow list [...] quote templates that contain `,`,
 _FEAT_RE = re.compile(r"feat\[([A-Za-z0-9]+)\]")
 _ALIAS_RE = re.compile(r"([sb])(-?\d+)")
 _LIST_RE = re.compile(r"(\w+)\s*\[\s*(-?\d+)\s*\]")
+_INST_RE = re.compile(r"(\w+)\s*\[\s*([ij])\s*(?:([+-])\s*(\d+)\s*)?\]")
+_CHILD_STEPS = frozenset((STEP_LC1, STEP_LC2, STEP_RC1, STEP_RC2, STEP_LCC, STEP_RCC))
 _FUNC_RE = re.compile(r"(\w+)\s*\(")
 
 
@@ -107,6 +109,22 @@ class FeatureSet:
     def __len__(self) -> int:
         return len(self.template_names)
 
+    @property
+    def instance_bases(self) -> np.ndarray:
+        """The distinct instance-relative bases (``O[i+1]``...) as int32 rows (kind, list,
+        shift): the tokens a family instance's features start from."""
+        rows = sorted({tuple(int(x) for x in r[:3]) for r in self.addresses if r[0] in (BASE_INST_I, BASE_INST_J)})
+        return np.asarray(rows, dtype=np.int32).reshape(len(rows), 3)
+
+    @property
+    def instance_local(self) -> bool:
+        """Whether every address starts at an instance's token and steps only to children: then
+        an instance's features depend only on its base tokens and their subtrees, so the
+        kernel may keep its scores until one of those changes (Goldberg & Elhadad 2010)."""
+        return len(self.addresses) > 0 and all(
+            r[0] in (BASE_INST_I, BASE_INST_J) and all(int(c) in _CHILD_STEPS for c in r[4:4 + r[3]])
+            for r in self.addresses)
+
     def digest(self) -> str:
         """SHA-256 of the compiled content (tables, token rows, template names), not of comments."""
         h = hashlib.sha256(b"tsdsl-features/1\0")
@@ -147,13 +165,16 @@ def load_features(source: Union[str, Path], system: ir.System, *, text: Optional
 def default_features(system: ir.System) -> Path:
     """The packaged feature file suited to ``system``'s family of list shapes.
 
-    Control-parameter systems get ``control-parameters.yaml``; list-based Covington
+    Capacity-inf systems (easy-first) get ``easy-first-2010.yaml``, whose templates address
+    each action family instance's tokens; control-parameter systems get ``control-parameters.yaml``; list-based Covington
     systems (two stack-like lists and a buffer) get ``covington-2017.yaml``; systems that
     build labeled arcs between two words of one stack-like list (arc-standard, SWAP) get
     ``stack-arcs.yaml``; every other system gets ``zhang-nivre-2011.yaml``.
     """
     ends = [d.open_end for d in system.lists]
-    if system.style == "control-parameters":
+    if system.unbounded:
+        name = "easy-first-2010.yaml"
+    elif system.style == "control-parameters":
         name = "control-parameters.yaml"
     elif ends.count("R") >= 2 and "L" in ends:
         name = "covington-2017.yaml"
@@ -236,10 +257,11 @@ class _Problem(Exception):
 
 @dataclass(frozen=True)
 class _Base:
-    kind: str  # "s", "b", "list", "CL", "CR"
-    name: str  # the list name for "list" (ASCII spelling)
-    pos: int
+    kind: str  # "s", "b", "list", "inst", "CL", "CR"
+    name: str  # the list name for "list" and "inst" (ASCII spelling)
+    pos: int   # "inst": 0 for the family's first index i, 1 for the second, j
     offset: int
+    shift: int = 0  # "inst": k of O[i+k]
 
 
 @dataclass(frozen=True)
@@ -272,14 +294,17 @@ def _split_plus(text: str) -> list[tuple[str, int]]:
         raise _Problem(0, "empty template")
     opened: list[int] = []
     cuts = [-1]
+    square = 0  # inside [...]: `+` is an offset (O[i+1]), not a join
     for i, ch in enumerate(text):
-        if ch == "(":
+        if ch in "[]":
+            square = max(0, square + (1 if ch == "[" else -1))
+        elif ch == "(":
             opened.append(i)
         elif ch == ")":
             if not opened:
                 raise _Problem(i, "`)` without a matching `(`", brackets=True)
             opened.pop()
-        elif ch == "+" and not opened:
+        elif ch == "+" and not opened and not square:
             cuts.append(i)
     if opened:
         raise _Problem(opened[-1], "`(` is never closed", brackets=True)
@@ -365,12 +390,18 @@ def _parse_address_parts(parts: Sequence[tuple[str, int]]) -> _Address:
 def _parse_base(text: str, off: int) -> _Base:
     if text in ("CL", "CR"):
         return _Base(text, "", 0, off)
+    m = _INST_RE.fullmatch(text)
+    if m is not None:
+        shift = int(m.group(4) or 0) * (-1 if m.group(3) == "-" else 1)
+        if abs(shift) > MAX_POSITION:
+            raise _Problem(off + m.start(4), f"offset {shift} is out of range -{MAX_POSITION}..{MAX_POSITION}")
+        return _Base("inst", ascii_name(m.group(1)), "ij".index(m.group(2)), off, shift)
     m = _ALIAS_RE.fullmatch(text) or _LIST_RE.fullmatch(text)
     if m is None:
         if not text:
             raise _Problem(off, "missing address before `.`")
         raise _Problem(off, f"unknown address `{text}`; an address starts with s0..s9, b0..b9, "
-                            f"LIST[i] (a list of the system), CL or CR")
+                            f"LIST[0..9] (a list of the system), LIST[i+k] / LIST[j-k] (a family instance's tokens), CL or CR")
     pos = int(m.group(2))
     if not 0 <= pos <= MAX_POSITION:
         raise _Problem(off + m.start(2), f"position {pos} is out of range 0..{MAX_POSITION}")
@@ -484,6 +515,10 @@ class _Compiler:
         if "applies-to" in entries:
             self.applies_to(entries["applies-to"][1])
         self.templates(entries["templates"][1])
+        if self.system.unbounded and not any(r[0] in (BASE_INST_I, BASE_INST_J) for r in self.addresses.items):
+            raise self.error(entries["templates"][1], f"system `{self.system.name}` has capacity inf: each instance "
+                             "of an action family is scored from its own tokens, so templates must address them, "
+                             "e.g. `O[i].w`, `O[j].p`, `O[i+1].p` (none does)")
         return self.result(name, description)
 
     def default_name(self) -> str:
@@ -588,7 +623,14 @@ class _Compiler:
             if b.name not in self.list_index:
                 raise _Problem(b.offset, _unknown_message("list", b.name, tuple(self.list_index)).replace(
                     "expected one of", f"system `{self.system.name}` has"))
-            head = (BASE_LIST, self.list_index[b.name], b.pos)
+            if b.kind == "inst":
+                if not self.system.unbounded:
+                    raise _Problem(b.offset, f"`{b.name}[{'ij'[b.pos]}...]` addresses the tokens of an action family "
+                                             f"instance; system `{self.system.name}` has a fixed set of actions "
+                                             "(only capacity-inf systems score family instances)")
+                head = (BASE_INST_I + b.pos, self.list_index[b.name], b.shift)
+            else:
+                head = (BASE_LIST, self.list_index[b.name], b.pos)
         steps = tuple(code for step, _ in addr.steps for code in STEPS[step])
         return self.intern(head, steps)
 
@@ -608,6 +650,8 @@ class _Compiler:
             out = "CL"
         elif kind == BASE_CR:
             out = "CR"
+        elif kind in (BASE_INST_I, BASE_INST_J):
+            out = f"{self.system.lists[a0].name}[{'ij'[kind - BASE_INST_I]}{f'{a1:+d}' if a1 else ''}]"
         elif a0 == self.s_list:
             out = f"s{a1}"
         elif a0 == self.b_list:

@@ -7,6 +7,7 @@ transitions build labelled arcs are split by label ("labels folded into arc acti
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,8 +30,14 @@ class Outputs:
 
 
 def build_outputs(system: ir.System, unit_names: tuple[str, ...], labels: list[str]) -> Outputs:
-    """Outputs for a bounded system whose kernel units are ``unit_names`` (in kernel order)."""
-    by_name = {a.name: a for a in system.actions}
+    """Outputs for a system whose kernel units are ``unit_names`` (in kernel order): its
+    actions, or for a capacity-inf system its action families (an output then stands for
+    every instance of its family, each scored from its own tokens)."""
+    if system.unbounded:
+        by_name = {f.template.name: dataclasses.replace(f.template, cls=f.template.cls or f.template.name)
+                   for f in system.families}
+    else:
+        by_name = {a.name: a for a in system.actions}
     groups: dict[str, list[int]] = {}
     labeled: dict[str, bool] = {}
     for u, name in enumerate(unit_names):
@@ -53,3 +60,9 @@ def build_outputs(system: ir.System, unit_names: tuple[str, ...], labels: list[s
             rows.append([-1] + pad + [0])
     table = np.ascontiguousarray(np.asarray(rows, dtype=np.int32).reshape(len(rows), CLS_W))
     return Outputs(tuple(names), table, tuple(c for c in groups if labeled[c]))
+
+
+def unit_names(kernel) -> tuple[str, ...]:
+    """The names of a compiled kernel's units, in order: its actions, or for a capacity-inf
+    system its action families."""
+    return tuple(kernel.gen.unit_keys) if kernel.system.unbounded else tuple(kernel.action_names)

@@ -27,7 +27,7 @@ from ..treebank.repair import make_tree
 from .data import columns_of, make_batch
 from .engine import Engine
 from .model import Model, ModelError, load
-from .outputs import build_outputs
+from .outputs import build_outputs, unit_names
 
 
 UNLABELED_FALLBACK = "dep"
@@ -55,7 +55,7 @@ class ParseStats:
 def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = None) -> Engine:
     """The kernel of the model's system with its features, outputs and weights."""
     kernel = compile_system(model.system, fallback=False)
-    outputs = build_outputs(model.system, tuple(kernel.action_names), model.labels)
+    outputs = build_outputs(model.system, unit_names(kernel), model.labels)
     if model.outputs and tuple(outputs.names) != tuple(model.outputs):
         raise ModelError("the model's outputs do not match its spec and labels")
     return Engine(kernel, model.features, outputs, model.hash_bits,

@@ -35,7 +35,7 @@ from .data import columns_of, make_batch
 from .derive import DEFAULT_BUDGET, search_oracle
 from .engine import Engine
 from .model import Model, check_writable, save, spec_sources
-from .outputs import build_outputs
+from .outputs import build_outputs, unit_names
 from .parser import Parser
 from .progress import Progress
 from .repaired import RepairUse, use_repair
@@ -293,9 +293,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     options.check()
     t_start = time.perf_counter()
     system = load_system(spec, options.overrides or None)
-    if system.unbounded:
-        raise UsageError(f"{spec}: capacity is unbounded (K = inf); the learner needs a fixed set of "
-                         "transitions, so set K (e.g. --set K=4)")
+    if system.unbounded and options.beam > 1:
+        raise UsageError(f"{spec}: capacity inf trains greedily (each family instance is scored from its own "
+                         "tokens; beam search over instances is not implemented): use --beam 1")
     check_writable(out_dir, options.force)
     repair = use_repair(system, verify_n=options.repair_max_n, overrides=options.overrides or None) \
         if options.repair else RepairUse(system)
@@ -320,7 +320,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     labels = sorted({l for _, ls in trees for l in ls})
     root_counts = Counter(l for hs, ls in trees for h, l in zip(hs, ls) if h == 0)
     root_label = root_counts.most_common(1)[0][0] if root_counts else "root"
-    outputs = build_outputs(system, tuple(kernel.action_names), labels)
+    outputs = build_outputs(system, unit_names(kernel), labels)
     label_ids = {l: k for k, l in enumerate(labels)}
     batch = make_batch([columns_of(train_sents[k]) for k in keep], features.token_attrs, trees, label_ids)
 

@@ -1,0 +1,448 @@
+
+# ---- capacity inf: scoring every instance of an action family -------------------------
+# Generic (included at the end of _learn.pxi: these functions drive a Learner).  A capacity-inf
+# system's actions are the instances of its families (LEFT-ARC(i,j) for every pair of
+# positions), listed per sentence length in the action table s.atab as (family unit, i0, i1).
+# As Goldberg & Elhadad (2010) do, every legal instance is scored with the features of the
+# tokens it touches (feature addresses O[i+k], O[j-k]: kinds 3 and 4, read with fx.i0,
+# fx.i1), against the outputs of its family (one per label); the best (instance, output)
+# pair wins.
+#
+# Caching.  An instance's features are a function of its *base tokens* (the distinct
+# instance-relative addresses of the program) when every address steps only to children
+# (FeatureSet.instance_local) and the system is monotonic: then they change only when one of
+# those tokens changes or gains a descendant.  Each token carries a version, bumped for the
+# dependent and the head (and the head's ancestors) of every arc built; an instance's
+# signature hashes its base tokens with their versions (and the sentence), and scores are
+# kept in a direct-mapped table by signature.  So after an attachment only the instances
+# around it are re-extracted and re-scored, as Goldberg & Elhadad recompute only around
+# the last attachment.  Scores also carry the weights' stamp (training bumps it at every
+# update; the cached features are then only re-scored).  Without locality the signature
+# holds the step number, so nothing is reused across steps (LEFT and RIGHT of one pair
+# still share one extraction).
+
+cdef struct InstCache:
+    uint64_t* sig       # per slot: the signature held (0: empty)
+    int* sstamp         # per slot: the weight stamp its scores were computed with
+    float* sc           # per slot: C scores
+    int* feats          # per slot: nf feature buckets
+    int* ver            # per token: version (arcs built at or below it)
+    int* uo_start       # outputs of family unit u: uo_list[uo_start[u] .. uo_start[u + 1])
+    int* uo_list
+    int* fg             # scratch: the features of the gold and of the predicted instance
+    int* fp
+    const int* base     # (kind, list, shift) per instance base
+    int n_base
+    int local
+    int slots           # a power of two
+    int C
+    int nf
+    int wstamp          # the weights' stamp
+    uint64_t gen        # sentence counter
+    uint64_t salt       # step counter (no locality: no reuse across steps)
+    long long hits
+    long long misses
+
+
+cdef void inst_free(InstCache* ic) noexcept nogil:
+    free(ic.sig); free(ic.sstamp); free(ic.sc); free(ic.feats); free(ic.ver)
+    free(ic.uo_start); free(ic.uo_list); free(ic.fg); free(ic.fp)
+    ic.sig = NULL; ic.sstamp = NULL; ic.sc = NULL; ic.feats = NULL; ic.ver = NULL
+    ic.uo_start = NULL; ic.uo_list = NULL; ic.fg = NULL; ic.fp = NULL
+
+
+cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, const int* base, int n_base,
+                   int local) noexcept nogil:
+    """Allocate the cache for sentences of up to maxn words whose action table has nact
+    instances; -1 when out of memory."""
+    cdef int slots = 64, u, c, j, k
+    while slots < 4 * nact:
+        slots *= 2
+    ic.slots, ic.C, ic.nf, ic.base, ic.n_base, ic.local = slots, m.C, nf, base, n_base, local
+    ic.wstamp, ic.gen, ic.salt, ic.hits, ic.misses = 0, 0, 0, 0, 0
+    ic.sig = <uint64_t*>calloc(slots, sizeof(uint64_t))
+    ic.sstamp = <int*>malloc(sizeof(int) * slots)
+    ic.sc = <float*>malloc(sizeof(float) * <size_t>slots * (m.C + 1))
+    ic.feats = <int*>malloc(sizeof(int) * <size_t>slots * (nf + 1))
+    ic.ver = <int*>malloc(sizeof(int) * (maxn + 3))
+    ic.uo_start = <int*>malloc(sizeof(int) * (N_ACTIONS + 2))
+    ic.uo_list = <int*>malloc(sizeof(int) * (MAX_CLASS_UNITS * m.C + 1))
+    ic.fg = <int*>malloc(sizeof(int) * (nf + 1))
+    ic.fp = <int*>malloc(sizeof(int) * (nf + 1))
+    if not (ic.sig and ic.sstamp and ic.sc and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg
+            and ic.fp):
+        inst_free(ic)
+        return -1
+    k = 0
+    for u in range(N_ACTIONS):
+        ic.uo_start[u] = k
+        for c in range(m.C):
+            for j in range(MAX_CLASS_UNITS):
+                if m.cls[c * CLS_W + 1 + j] == u:
+                    ic.uo_list[k] = c
+                    k += 1
+                    break
+    ic.uo_start[N_ACTIONS] = k
+    return 0
+
+
+cdef inline void inst_sentence(InstCache* ic, int n) noexcept nogil:
+    """A new sentence: versions start over (the sentence counter keeps old signatures apart)."""
+    ic.gen += 1
+    memset(ic.ver, 0, sizeof(int) * (n + 3))
+
+
+cdef uint64_t inst_sig(InstCache* ic, const St* s, const Feats* fx) noexcept nogil:
+    """The signature of the instance (fx.i0, fx.i1) in s (never 0)."""
+    cdef uint64_t h = mix64(ic.gen * <uint64_t>0x9E3779B97F4A7C15ULL)
+    cdef int b, t
+    if not ic.local:
+        h = mix64(h ^ (ic.salt * <uint64_t>0xD6E8FEB86659FD93ULL))
+        return mix64(h ^ (<uint64_t>(fx.i0 + 1) << 32) ^ <uint64_t>(fx.i1 + 1)) | 1
+    for b in range(ic.n_base):
+        t = instance_token(s, fx, ic.base[3 * b], ic.base[3 * b + 1], ic.base[3 * b + 2])
+        h = mix64(h ^ (<uint64_t>(t + 2) | (<uint64_t>(ic.ver[t] if t >= 0 else 0) << 32)))
+    return h | 1
+
+
+cdef float* inst_scores(InstCache* ic, const St* s, Feats* fx, const Model* m, bint* kids_ready) noexcept nogil:
+    """The C scores of the instance (fx.i0, fx.i1) in s, from the cache when its signature
+    and the weights are unchanged."""
+    cdef uint64_t sig = inst_sig(ic, s, fx)
+    cdef size_t slot = <size_t>((sig >> 17) & <uint64_t>(ic.slots - 1))
+    cdef int* f = ic.feats + slot * ic.nf
+    cdef float* sc = ic.sc + slot * ic.C
+    if ic.sig[slot] != sig:
+        if fx.need_kids and not kids_ready[0]:
+            kids_compute(s, fx.kids, fx.sets)
+            kids_ready[0] = True
+        extract_core(s, fx, m, f)
+        ic.sig[slot] = sig
+        ic.sstamp[slot] = ic.wstamp - 1
+        ic.misses += 1
+    else:
+        ic.hits += 1
+    if ic.sstamp[slot] != ic.wstamp:
+        score(m, f, ic.nf, sc)
+        ic.sstamp[slot] = ic.wstamp
+    return sc
+
+
+cdef int inst_best(InstCache* ic, St* s, Feats* fx, const Model* m, int* best_a, int* best_c,
+                   bint* kids_ready) noexcept nogil:
+    """The best-scoring (legal instance, output of its family) of s into best_a, best_c
+    (first in table and output order on ties); returns how many instances are legal."""
+    cdef int a, k, c, u, count = 0
+    cdef float* sc
+    cdef float top = 0
+    best_a[0] = -1
+    best_c[0] = -1
+    ic.salt += 1
+    for a in range(s.nact):
+        if not valid_nt(s, a):
+            continue
+        count += 1
+        u = s.atab[3 * a]
+        fx.i0 = s.atab[3 * a + 1]
+        fx.i1 = s.atab[3 * a + 2]
+        sc = inst_scores(ic, s, fx, m, kids_ready)
+        for k in range(ic.uo_start[u], ic.uo_start[u + 1]):
+            c = ic.uo_list[k]
+            if best_c[0] < 0 or sc[c] > top:
+                top = sc[c]
+                best_a[0] = a
+                best_c[0] = c
+    return count
+
+
+cdef void inst_features(St* s, Feats* fx, const Model* m, int a, bint* kids_ready, int* out) noexcept nogil:
+    """The feature buckets of instance a in s (for an update)."""
+    if fx.need_kids and not kids_ready[0]:
+        kids_compute(s, fx.kids, fx.sets)
+        kids_ready[0] = True
+    fx.i0 = s.atab[3 * a + 1]
+    fx.i1 = s.atab[3 * a + 2]
+    extract_core(s, fx, m, out)
+
+
+cdef void inst_apply(InstCache* ic, St* s, int a, int label) noexcept nogil:
+    """Apply the legal instance a; bump the versions of the arc's dependent, head and the
+    head's ancestors (whose subtrees changed)."""
+    cdef int h = -1, d = -1, t, k = 0
+    if not arc_of(s, a, &h, &d):
+        h = -1
+    apply_legal(s, a, label)
+    if h >= 0 and d >= 0:
+        ic.ver[d] += 1
+        t = h
+        while 0 <= t < s.ntok and k <= s.ntok:
+            ic.ver[t] += 1
+            t = s.head[t]
+            k += 1
+
+
+cdef bint inst_has_output(const InstCache* ic, int u, int c) noexcept nogil:
+    cdef int k
+    if not 0 <= u < N_ACTIONS:
+        return False
+    for k in range(ic.uo_start[u], ic.uo_start[u + 1]):
+        if ic.uo_list[k] == c:
+            return True
+    return False
+
+
+# ---- the drivers: training and parsing over instances (tsdsl.learn.engine calls them) ----
+
+cdef int open_instances(Learner self, InstCache* ic, int nact, int maxn) except -1:
+    if not UNBOUNDED:
+        raise ValueError("scoring family instances needs a capacity-inf kernel")
+    self.reserve(maxn)
+    if inst_open(ic, &self.m, self.fx.n_tpl, nact, maxn, self.inst_base, self.n_inst_base,
+                 self.inst_local) < 0:
+        raise MemoryError()
+    return 0
+
+def train_instances(Learner self, object offsets_, object tokens, object order_, object actions_, object labels_,
+                    object targets_, object starts_, object atab_, int nact):
+    """Capacity inf: ``Learner.train_sequence`` along derivations whose actions are instances
+    of the action table atab_ ((unit, i0, i1) int32 triples, nact of them, the table of
+    the longest sentence).  At each step every legal instance is scored (see
+    _instances.pxi); when the best (instance, output) is not the derivation's, the
+    weights of the derivation's output move towards the features of its instance and
+    those of the predicted output away from the features of the predicted instance.
+    Returns (steps, mistakes, stuck sentences)."""
+    cdef Corpus cp
+    cdef InstCache ic
+    corpus_of(&cp, order_, offsets_, tokens, None, None)
+    if cp.order == NULL:
+        raise ValueError("training needs an order")
+    cdef Py_ssize_t n_all = len(offsets_) - 1
+    cdef const int* starts = int32_data(starts_, "starts", n_all + 1)
+    cdef Py_ssize_t steps_all = starts[n_all]
+    cdef const int* actions = int32_data(actions_, "actions", steps_all)
+    cdef const int* labels = int32_data(labels_, "labels", steps_all)
+    cdef const int* targets = int32_data(targets_, "targets", steps_all)
+    cdef const int* atab = int32_data(atab_, "action table", 3 * nact)
+    cdef Py_ssize_t oi
+    cdef int si, n, off, k, maxn = 0, g, ga, pa, pc, C = self.m.C, nf = self.fx.n_tpl
+    cdef long long n_steps = 0, n_wrong = 0, n_stuck = 0
+    cdef bint kids_ready
+    cdef St s
+    cdef char* smem
+    cdef Model* m = &self.m
+    for oi in range(cp.n_order):
+        si = cp.order[oi]
+        maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
+    for k in range(steps_all):
+        if not 0 <= actions[k] < nact:
+            raise ValueError(f"derivation step {k}: action {actions[k]} is not in the table of {nact}")
+    open_instances(self, &ic, nact, maxn)
+    smem = <char*>malloc(st_size(maxn))
+    if smem == NULL:
+        inst_free(&ic)
+        raise MemoryError()
+    m.t = self.clock
+    with nogil:
+        for oi in range(cp.n_order):
+            si = cp.order[oi]
+            off = cp.offsets[si]
+            n = cp.offsets[si + 1] - off
+            st_place_in(&s, n, smem)
+            s.atab = atab
+            s.nact = nact
+            st_start(&s, n)
+            inst_sentence(&ic, n)
+            self.fx.tok = cp.tok + off
+            self.fx.stride = cp.stride
+            for k in range(starts[si], starts[si + 1]):
+                g = targets[k]
+                ga = actions[k]
+                if (st_terminal(&s) or not 0 <= g < C or not valid_nt(&s, ga)
+                        or not inst_has_output(&ic, atab[3 * ga], g)):
+                    n_stuck += 1
+                    break
+                kids_ready = False
+                inst_best(&ic, &s, &self.fx, m, &pa, &pc, &kids_ready)
+                if pa != ga or pc != g:
+                    inst_features(&s, &self.fx, m, ga, &kids_ready, ic.fg)
+                    inst_features(&s, &self.fx, m, pa, &kids_ready, ic.fp)
+                    update(m, ic.fg, nf, g, 1.0)
+                    update(m, ic.fp, nf, pc, -1.0)
+                    ic.wstamp += 1
+                    n_wrong += 1
+                m.t += 1
+                inst_apply(&ic, &s, ga, labels[k])
+                n_steps += 1
+    self.clock = m.t
+    self.cache_hits, self.cache_misses = ic.hits, ic.misses
+    free(smem)
+    inst_free(&ic)
+    return n_steps, n_wrong, n_stuck
+
+def train_instances_greedy(Learner self, object gold_heads, object gold_labels, object offsets_, object tokens,
+                           object order_, int ol, int dynamic, double explore_p, unsigned long long seed,
+                           object atab_, int nact):
+    """Capacity inf: ``Learner.train_greedy`` over family instances (Goldberg & Elhadad 2010's
+    training when dynamic: the weights move towards the best-scoring (instance, output)
+    of least labeled cost under the declared loss ol, away from the prediction, when the
+    prediction costs more).  atab_ as for train_instances.  Returns (steps,
+    mistakes, stuck sentences)."""
+    cdef Corpus cp
+    cdef InstCache ic
+    corpus_of(&cp, order_, offsets_, tokens, gold_heads, gold_labels)
+    if cp.heads == NULL or cp.order == NULL:
+        raise ValueError("training needs gold heads and labels, and an order")
+    cdef const int* atab = int32_data(atab_, "action table", 3 * nact)
+    cdef Py_ssize_t oi
+    cdef int si, n, off, k, a, u, c, lab, h, d, cost, mc, maxn = 0, steps, limit, nf = self.fx.n_tpl
+    cdef int pa, pc, pcost, ga, gc, arc
+    cdef float ps, gs
+    cdef long long n_steps = 0, n_wrong = 0, n_stuck = 0
+    cdef uint64_t rng = seed * 2 + 1
+    cdef bint kids_ready
+    cdef float* sc
+    cdef St s, tmp
+    cdef char* smem
+    cdef char* tmem
+    cdef int* blk
+    cdef int* urow
+    cdef Model* m = &self.m
+    for oi in range(cp.n_order):
+        si = cp.order[oi]
+        maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
+    open_instances(self, &ic, nact, maxn)
+    smem = <char*>malloc(st_size(maxn))
+    tmem = <char*>malloc(st_size(maxn))
+    blk = <int*>malloc(sizeof(int) * (3 * (maxn + 2) + 1))
+    urow = <int*>malloc(sizeof(int) * (nact + 1))
+    if not (smem and tmem and blk and urow):
+        free(smem); free(tmem); free(blk); free(urow)
+        inst_free(&ic)
+        raise MemoryError()
+    m.t = self.clock
+    with nogil:
+        for oi in range(cp.n_order):
+            si = cp.order[oi]
+            off = cp.offsets[si]
+            n = cp.offsets[si + 1] - off
+            if gold_fill(n, &cp.heads[off], &cp.labels[off], blk) < 0:
+                continue
+            st_place_in(&s, n, smem)
+            s.atab = atab
+            s.nact = nact
+            st_start(&s, n)
+            gold_attach(&s, blk)
+            st_place_in(&tmp, n, tmem)
+            tmp.atab = atab
+            tmp.nact = nact
+            st_start(&tmp, n)
+            gold_attach(&tmp, blk)
+            inst_sentence(&ic, n)
+            self.fx.tok = cp.tok + off
+            self.fx.stride = cp.stride
+            steps = 0
+            limit = step_limit(n)
+            while not st_terminal(&s):
+                if steps >= limit:
+                    n_stuck += 1
+                    break
+                all_costs_nt(&s, &tmp, ol, urow)
+                kids_ready = False
+                ic.salt += 1
+                pa = pc = ga = gc = -1
+                ps = gs = 0
+                pcost = mc = ILLEGAL
+                for a in range(s.nact):
+                    if urow[a] == ILLEGAL or not valid_nt(&s, a):
+                        continue
+                    u = s.atab[3 * a]
+                    self.fx.i0 = s.atab[3 * a + 1]
+                    self.fx.i1 = s.atab[3 * a + 2]
+                    sc = inst_scores(&ic, &s, &self.fx, m, &kids_ready)
+                    arc = arc_of(&s, a, &h, &d) and s.gold[d] == h
+                    for k in range(ic.uo_start[u], ic.uo_start[u + 1]):
+                        c = ic.uo_list[k]
+                        lab = m.cls[c * CLS_W]
+                        cost = urow[a] + (1 if arc and lab >= 0 and s.glab[d] != lab else 0)
+                        if pa < 0 or sc[c] > ps:
+                            pa, pc, ps, pcost = a, c, sc[c], cost
+                        if ga < 0 or cost < mc or (cost == mc and dynamic and sc[c] > gs):
+                            ga, gc, gs, mc = a, c, sc[c], cost
+                if pa < 0:
+                    n_stuck += 1
+                    break
+                if (pcost != mc) if dynamic else (pa != ga or pc != gc):
+                    inst_features(&s, &self.fx, m, ga, &kids_ready, ic.fg)
+                    inst_features(&s, &self.fx, m, pa, &kids_ready, ic.fp)
+                    update(m, ic.fg, nf, gc, 1.0)
+                    update(m, ic.fp, nf, pc, -1.0)
+                    ic.wstamp += 1
+                    n_wrong += 1
+                m.t += 1
+                if dynamic and explore_p > 0 and rng_unit(&rng) < explore_p:
+                    inst_apply(&ic, &s, pa, m.cls[pc * CLS_W])
+                else:
+                    inst_apply(&ic, &s, ga, m.cls[gc * CLS_W])
+                steps += 1
+                n_steps += 1
+    self.clock = m.t
+    self.cache_hits, self.cache_misses = ic.hits, ic.misses
+    free(smem); free(tmem); free(blk); free(urow)
+    inst_free(&ic)
+    return n_steps, n_wrong, n_stuck
+
+def parse_instances(Learner self, object offsets_, object tokens, object out_heads_, object out_labels_,
+                    object atab_, int nact):
+    """Capacity inf: parse every sentence greedily, taking at each step the best (legal
+    instance, output of its family); atab_ as for train_instances (the table of
+    the longest sentence).  Heads and labels as ``Learner.parse_greedy``.  Returns
+    (transitions, stuck sentences)."""
+    cdef Corpus cp
+    cdef InstCache ic
+    corpus_of(&cp, None, offsets_, tokens, None, None)
+    cdef Py_ssize_t n_sent = cp.n_order
+    cdef int* out_heads = int32_data(out_heads_, "heads out", cp.offsets[n_sent], True)
+    cdef int* out_labels = int32_data(out_labels_, "labels out", cp.offsets[n_sent], True)
+    cdef const int* atab = int32_data(atab_, "action table", 3 * nact)
+    cdef Py_ssize_t si
+    cdef int n, off, d, maxn = 0, steps, limit, pa, pc
+    cdef long long n_steps = 0, n_stuck = 0
+    cdef bint kids_ready
+    cdef St s
+    cdef char* smem
+    cdef Model* m = &self.m
+    for si in range(n_sent):
+        maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
+    open_instances(self, &ic, nact, maxn)
+    smem = <char*>malloc(st_size(maxn))
+    if smem == NULL:
+        inst_free(&ic)
+        raise MemoryError()
+    with nogil:
+        for si in range(n_sent):
+            off = cp.offsets[si]
+            n = cp.offsets[si + 1] - off
+            st_place_in(&s, n, smem)
+            s.atab = atab
+            s.nact = nact
+            st_start(&s, n)
+            inst_sentence(&ic, n)
+            self.fx.tok = cp.tok + off
+            self.fx.stride = cp.stride
+            steps = 0
+            limit = step_limit(n)
+            while not st_terminal(&s):
+                kids_ready = False
+                if steps >= limit or inst_best(&ic, &s, &self.fx, m, &pa, &pc, &kids_ready) == 0:
+                    n_stuck += 1
+                    break
+                inst_apply(&ic, &s, pa, m.cls[pc * CLS_W])
+                steps += 1
+                n_steps += 1
+            for d in range(1, n + 1):
+                out_heads[off + d - 1] = out_head(&s, d)
+                out_labels[off + d - 1] = s.lab[d] if s.head[d] >= 0 else -1
+    self.cache_hits, self.cache_misses = ic.hits, ic.misses
+    free(smem)
+    inst_free(&ic)
+    return n_steps, n_stuck
