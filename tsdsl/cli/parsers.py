@@ -48,6 +48,9 @@ class Train(Command):
                              "or skip the sentence")
         sp.add_argument("--hash-bits", type=int, default=20, help="feature hash table of 2**N rows (default 20)")
         sp.add_argument("--loss", help="which declared oracle loss to train with (default: the first)")
+        sp.add_argument("--no-tagger", action="store_true",
+                        help="do not train the tagger (UPOS, XPOS, FEATS, lemmas) that `tsdsl parse` uses to fill "
+                             "in empty tag columns; such a model refuses untagged input")
         sp.add_argument("--quiet", action="store_true", help="no progress bar")
         with_set(sp)
 
@@ -57,7 +60,8 @@ class Train(Command):
         options = TrainOptions(epochs=args.epochs, patience=args.patience, oracle=args.oracle, explore=args.explore,
                                explore_after=args.explore_after, beam=args.beam, features=args.features,
                                seed=args.seed, nonproj=args.nonproj, hash_bits=args.hash_bits, loss=args.loss,
-                               overrides=parse_overrides(args.set), force_oracle=args.force_oracle)
+                               overrides=parse_overrides(args.set), force_oracle=args.force_oracle,
+                               tagger=not args.no_tagger)
         if args.search_budget is not None:
             options.search_budget = args.search_budget
         result = train(args.spec, args.train, args.dev, args.out, options,
@@ -74,16 +78,29 @@ class Train(Command):
         if result.lifted:
             line += f" ({result.lifted} arcs lifted)"
         print(line)
+        if result.tagger:
+            acc = result.tagger.get("dev_accuracy") or {}
+            if result.dev:
+                print("tagger: dev accuracy " + ", ".join(f"{k.upper()} {100 * v:.2f}" for k, v in acc.items()
+                                                          if v is not None))
+            else:
+                print("tagger: " + ", ".join(k.upper() for k in result.tagger.get("columns", ())) + " (no dev set)")
         return 0
 
 
 class Parse(Command):
     name = "parse"
-    help = "parse a CoNLL-U file with a trained model (only HEAD and DEPREL change)"
+    help = ("parse a CoNLL-U file (HEAD and DEPREL change; empty tag columns are tagged) or plain text "
+            "with a trained model")
 
     def configure(self, sp) -> None:
         sp.add_argument("model", metavar="DIR")
-        sp.add_argument("input", metavar="IN.conllu", nargs="?", default="-", help="default: standard input")
+        sp.add_argument("input", metavar="IN.conllu", nargs="?", default=None, help="default: standard input")
+        sp.add_argument("--text", metavar="FILE", help="read plain text instead, one sentence per line "
+                                                       "('-': standard input), tokenised by the rule of "
+                                                       "docs/learning.md; writes CoNLL-U with # sent_id and # text")
+        sp.add_argument("--retag", action="store_true", help="predict every tag column the model's tagger has, "
+                                                             "replacing the given tags (default: only empty columns)")
         sp.add_argument("-o", "--output", metavar="OUT.conllu", default="-", help="default: standard output")
         sp.add_argument("--beam", type=int, help="beam width (default: the one the model was trained with)")
         sp.add_argument("--nm-log", metavar="FILE.json", help="log every arc a non-monotonic transition "
@@ -97,9 +114,17 @@ class Parse(Command):
         from ..learn.parser import load_parser
         from ..files import write_atomic
 
+        if args.text is not None and args.input is not None:
+            raise UsageError("give either IN.conllu or --text FILE, not both")
         parser = load_parser(args.model)
-        sentences = read_conllu(args.input, require_heads=False, allow_multiple_roots=True)
-        parsed, stats = parser.parse_sentences(sentences, beam=args.beam, log_nonmonotonic=bool(args.nm_log))
+        if args.text is not None:
+            from ..treebank.tokenize import read_text
+
+            sentences = read_text(args.text)
+        else:
+            sentences = read_conllu(args.input or "-", require_heads=False, allow_multiple_roots=True)
+        parsed, stats = parser.parse_sentences(sentences, beam=args.beam, log_nonmonotonic=bool(args.nm_log),
+                                               retag=args.retag)
         write_conllu(args.output, parsed)
         if args.nm_log:
             events = [{"sentence": s + 1, "word": w, "old_head": h} for s, w, h in stats.nonmonotonic]
@@ -107,6 +132,8 @@ class Parse(Command):
         if not args.quiet:
             msg = (f"parsed {stats.sentences} sentences, {stats.words} words in {stats.seconds:.2f} s "
                    f"({stats.words_per_second:,.0f} words/s)")
+            if stats.tagged_sentences:
+                msg += f"; tagged {stats.tagged_sentences} sentences"
             if stats.repaired_words:
                 msg += f"; tree fallback re-attached {stats.repaired_words} words in {stats.repaired_sentences} sentences"
             if stats.stuck:

@@ -7,6 +7,7 @@
     DIR/labels.json      labels (in id order) and the label given to words attached to the root
     DIR/weights.npy      averaged weights of the rows that are not zero, float32 [rows, outputs]
     DIR/rows.npy         the hash bucket of each of those rows, int64
+    DIR/tagger/          the tagger, when one was trained (see tsdsl.learn.tagger)
 
 Loading refuses a directory written by another tsdsl version or format, or whose spec or
 features no longer hash to what was trained.
@@ -28,6 +29,7 @@ from .._version import __version__
 from ..lang import load_system
 from ..errors import TsdslError, UsageError
 from .features import FeatureSet, load_features
+from .tagger import Tagger, TaggerError
 from ..kernels.codegen import GENERATOR_VERSION
 from .. import ir
 
@@ -53,6 +55,7 @@ class Model:
     weights: np.ndarray                 # dense float32 [2**hash_bits, outputs]
     meta: dict = field(default_factory=dict)
     live_rows: Optional[np.ndarray] = None  # rows of weights that may be non-zero (None: unknown)
+    tagger: Optional[Tagger] = None     # predicts empty tag columns before parsing
 
 
 def spec_sources(system: ir.System) -> tuple[dict[str, str], str]:
@@ -88,6 +91,8 @@ def save(model: Model, out_dir: str | Path) -> Path:
         (tmp / "features.yaml").write_text(model.features.text, encoding="utf-8")
         (tmp / "labels.json").write_text(json.dumps({"labels": model.labels, "root_label": model.root_label},
                                                     ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        if model.tagger is not None:
+            model.tagger.save(tmp / "tagger")
         rows = np.flatnonzero(np.any(model.weights != 0, axis=1)).astype(np.int64)
         np.save(tmp / "rows.npy", rows, allow_pickle=False)
         np.save(tmp / "weights.npy", np.ascontiguousarray(model.weights[rows]), allow_pickle=False)
@@ -173,6 +178,12 @@ def load(model_dir: str | Path) -> Model:
         raise ModelError(f"{d}: weights.npy/rows.npy do not fit {C} outputs and {bits} hash bits")
     weights = np.zeros((1 << bits, C), dtype=np.float32)
     weights[rows] = vals
+    tagger = None
+    if (d / "tagger").is_dir():
+        try:
+            tagger = Tagger.load(d / "tagger")
+        except TaggerError as exc:
+            raise ModelError(str(exc)) from None
     return Model(system=system, spec_files=files, spec_main=main, overrides=overrides, features=features,
                  labels=labels, root_label=str(labels_doc.get("root_label") or "root"), hash_bits=bits,
-                 outputs=outputs, weights=weights, meta=meta, live_rows=rows)
+                 outputs=outputs, weights=weights, meta=meta, live_rows=rows, tagger=tagger)

@@ -6,6 +6,11 @@ becomes the root); then pseudo-projective labels are decoded when the model was
 trained with ``--nonproj lift``; whatever is still not a single-rooted tree (fragments
 left by a system that can stop early, several roots) is repaired by
 :func:`tsdsl.treebank.repair.make_tree`, and the number of words it re-attached is counted.
+
+Before parsing, the model's tagger (if it has one, see :mod:`tsdsl.learn.tagger`) fills in
+the tag columns that are empty (``_`` for every word of a sentence), or all of them with
+``retag``.  Without a tagger, input lacking a tag column the parser reads is refused
+(:meth:`Parser.complete_tags`): parsing it would give garbage.
 """
 
 from __future__ import annotations
@@ -22,10 +27,12 @@ from ..errors import UsageError
 from ..kernels import compile_system
 from ..treebank.projectivize import LIFT_MARK, deprojectivize
 from ..treebank.repair import make_tree
+from ..treebank.tokenize import words_of
 from .data import columns_of, make_batch
 from .engine import Engine
 from .model import Model, ModelError, load
 from .outputs import build_outputs
+from .tagger import TAG_COLUMNS, column_values, is_empty
 
 
 UNLABELED_FALLBACK = "dep"
@@ -43,11 +50,40 @@ class ParseStats:
     repaired_words: int = 0        # words re-attached by the tree fallback
     repaired_sentences: int = 0
     seconds: float = 0.0
+    tagged_sentences: int = 0      # sentences whose tag columns the tagger filled in
     nonmonotonic: list = field(default_factory=list)  # (sentence, word, overwritten head)
 
     @property
     def words_per_second(self) -> float:
         return self.words / self.seconds if self.seconds > 0 else 0.0
+
+
+class ParsedSentence(list):
+    """What :meth:`Parser.parse` returns: a list of (head, label) per word (heads in CoNLL-U
+    numbering, 0: the root), which also carries the words (``forms``; for a string, as
+    tokenised) and their tag columns (``lemmas``, ``upos``, ``xpos``, ``feats``: given or
+    predicted)."""
+
+    def __init__(self, pairs, columns: dict):
+        super().__init__(pairs)
+        self.forms = list(columns["form"])
+        self.lemmas = list(columns["lemma"])
+        self.upos = list(columns["upos"])
+        self.xpos = list(columns["xpos"])
+        self.feats = list(columns["feats"])
+
+    def to_conllu(self) -> str:
+        """The sentence as a CoNLL-U block (without comments)."""
+        rows = [f"{k}\t{f}\t{l}\t{u}\t{x}\t{m}\t{h}\t{d}\t_\t_\n" for k, (f, l, u, x, m, (h, d)) in
+                enumerate(zip(self.forms, self.lemmas, self.upos, self.xpos, self.feats, self), start=1)]
+        return "".join(rows) + "\n"
+
+
+def _column_of(attr: str) -> Optional[str]:
+    """The CoNLL-U tag column a token attribute of the feature templates reads, if any."""
+    if attr == "feats" or attr.startswith("feat:"):
+        return "feats"
+    return attr if attr in TAG_COLUMNS else None
 
 
 def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = None) -> Engine:
@@ -69,32 +105,85 @@ class Parser:
         self.engine = engine or bind(model)
         self.beam = int(model.meta.get("beam", 1) or 1)
         self.lifted = model.meta.get("nonproj") == "lift"
+        self.tagger = model.tagger
+        trained = model.meta.get("tag_columns")
+        reads = {_column_of(a) for a in model.features.token_attrs} - {None}
+        self.reads = tuple(c for c in TAG_COLUMNS if c in reads and (trained is None or c in trained))
+        """The tag columns the parser's features read (and training had)."""
 
     @property
     def labels(self) -> list[str]:
         return self.model.labels
 
-    def parse(self, words: Sequence[str], upos: Optional[Sequence[str]] = None, *,
+    def parse(self, words: "str | Sequence[str]", upos: Optional[Sequence[str]] = None, *,
               lemmas: Optional[Sequence[str]] = None, xpos: Optional[Sequence[str]] = None,
-              feats: Optional[Sequence[str]] = None) -> list[tuple[int, str]]:
-        """(head, label) per word; heads in CoNLL-U numbering (0: the root)."""
+              feats: Optional[Sequence[str]] = None, retag: bool = False) -> ParsedSentence:
+        """Parse one sentence: a list of words, or a string, tokenised by the rule of
+        :mod:`tsdsl.treebank.tokenize` (never read as a list of characters).  Tag columns
+        not given are predicted by the model's tagger (all of them with ``retag``); a model
+        without a tagger needs the columns its features read (UsageError otherwise).
+        Returns (head, label) per word, with the words and tags (:class:`ParsedSentence`)."""
+        if isinstance(words, str):
+            words = words_of(words)
+        elif isinstance(words, (bytes, bytearray)):
+            raise UsageError("parse: words must be a string or a list of strings, not bytes")
+        words = list(words)
+        if not all(isinstance(w, str) and w for w in words):
+            raise UsageError("parse: every word must be a non-empty string")
         n = len(words)
-        if n == 0:
-            return []
-        cols = {"form": list(words)}
+        cols = {"form": words}
         for name, vals in (("upos", upos), ("lemma", lemmas), ("xpos", xpos), ("feats", feats)):
+            if isinstance(vals, str):
+                raise UsageError(f"parse: {name} must be a list with one value per word, not a string")
             if vals is not None and len(vals) != n:
                 raise UsageError(f"parse: {len(vals)} {name} values for {n} words")
             cols[name] = list(vals) if vals is not None else ["_"] * n
-        heads, labels, _ = self.parse_columns([cols])
-        return list(zip(heads[0], labels[0]))
+        if n == 0:
+            return ParsedSentence([], cols)
+        (done,), _ = self.complete_tags([cols], retag=retag)
+        heads, labels, _ = self.parse_columns([done])
+        return ParsedSentence(zip(heads[0], labels[0]), done)
+
+    def complete_tags(self, columns: Sequence[dict], *, retag: bool = False,
+                      where: Optional[Sequence[tuple[str, int]]] = None) -> tuple[list[dict], list[set]]:
+        """The sentences (column dicts) with their empty tag columns predicted (all with
+        ``retag``), and per sentence the set of columns predicted.
+
+        Raises:
+            UsageError: a column the parser reads is empty and the model has no tagger for
+                it: UPOS in any sentence, another column in every sentence.  ``where`` gives
+                each sentence's (file, line) for the message.
+        """
+        can = set(self.tagger.columns) if self.tagger is not None else set()
+        for col in self.reads:
+            if col in can:
+                continue
+            empty = [k for k, c in enumerate(columns) if is_empty(column_values(c, col))]
+            if empty and (col == "upos" or len(empty) == len(columns)):
+                k = empty[0]
+                scope = "a sentence" if col == "upos" else "the input"
+                what = (f"{where[k][0]}:{where[k][1]}: {col.upper()} is empty (_ for every word of {scope})" if where
+                        else f"parse: no {col.upper()} given")
+                raise UsageError(f"{what}, and this model has no tagger to predict it (its parser reads "
+                                 f"{col.upper()}): give tagged input, or train the model with its tagger "
+                                 "(the default of `tsdsl train`)")
+        if self.tagger is None:
+            return [dict(c) for c in columns], [set() for _ in columns]
+        return self.tagger.tag(columns, retag=retag)
 
     def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
-                        log_nonmonotonic: bool = False) -> tuple[list[Sentence], ParseStats]:
-        """The sentences with predicted HEAD and DEPREL (nothing else changes)."""
-        heads, labels, stats = self.parse_columns([columns_of(s) for s in sentences], beam=beam,
-                                                  log_nonmonotonic=log_nonmonotonic)
-        out = [s.with_heads(h, l) for s, h, l in zip(sentences, heads, labels)]
+                        log_nonmonotonic: bool = False, retag: bool = False) -> tuple[list[Sentence], ParseStats]:
+        """The sentences with predicted HEAD and DEPREL, and the tag columns the tagger
+        predicted (see :meth:`complete_tags`); nothing else changes."""
+        columns, predicted = self.complete_tags([columns_of(s) for s in sentences], retag=retag,
+                                                where=[(s.file, s.line) for s in sentences])
+        heads, labels, stats = self.parse_columns(columns, beam=beam, log_nonmonotonic=log_nonmonotonic)
+        out = []
+        for s, c, p, h, l in zip(sentences, columns, predicted, heads, labels):
+            if p:
+                s = s.with_columns({name: c[name] for name in TAG_COLUMNS if name in p})
+            out.append(s.with_heads(h, l))
+        stats.tagged_sentences = sum(1 for p in predicted if p)
         return out, stats
 
     def parse_columns(self, columns, *, beam: Optional[int] = None, log_nonmonotonic: bool = False):

@@ -38,6 +38,7 @@ from .model import Model, check_writable, save, spec_sources
 from .outputs import build_outputs
 from .parser import Parser
 from .progress import Progress
+from .tagger import columns_present, train_tagger
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
 MAX_EPOCHS = 30
@@ -72,6 +73,7 @@ class TrainOptions:
     overrides: dict = field(default_factory=dict)
     search_budget: int = DEFAULT_BUDGET   # static oracle by search: configurations per sentence
     force_oracle: bool = False            # train with a declared oracle that fails the check
+    tagger: bool = True                   # also train a tagger for the tag columns (tsdsl.learn.tagger)
 
     def check(self) -> None:
         if self.epochs is not None and self.epochs < 1:
@@ -103,6 +105,8 @@ class TrainResult:
     lifted: int
     not_derived: int = 0      # static oracle by search: training trees without a derivation, skipped
     oracle: str = ""
+    tagger: Optional[dict] = None   # the tagger's summary (dev accuracy per column), if one was trained
+    dev: bool = False               # whether a development set scored the epochs
 
 
 def _trees(sentences: list[Sentence]):
@@ -322,8 +326,14 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                      + (f", {searched.over_budget} over the search budget" if searched.over_budget else "")
                      + (" (cached)" if searched.cached else ""))
         progress.write(line + "\n")
+    train_columns = [columns_of(s) for s in train_sents]
+    tagger = None
+    if options.tagger:
+        tagger = train_tagger(train_columns, [columns_of(s) for s in dev_sents], seed=options.seed, progress=progress)
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
-    meta = {"args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
+    meta = {"tag_columns": list(columns_present(train_columns)),
+            "tagger": tagger.meta if tagger is not None else None,
+            "args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
             "nonproj": options.nonproj if system.produces in PROJECTIVE_CLASSES else None, "beam": options.beam,
             "loss": list(kernel.gen.losses[loss_index]) if loss_index >= 0 else None, "oracle": oracle,
             "oracle_reproduced": choice.reproduced, "oracle_note": choice.note,
@@ -336,7 +346,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     model = Model(system=system, spec_files=spec_files, spec_main=spec_main,
                   overrides=dict(options.overrides or {}), features=features, labels=labels,
                   root_label=root_label, hash_bits=options.hash_bits, outputs=outputs.names,
-                  weights=engine.W, meta=meta)
+                  weights=engine.W, meta=meta, tagger=tagger)
 
     dev_columns = [columns_of(s) for s in dev_sents]
     dev_gold = [(s.heads, s.deprels) for s in dev_sents]
@@ -407,4 +417,4 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     out = save(model, out_dir)
     not_derived = 0 if searched is None else batch.sentences - len(searched.derived)
     return TrainResult(out, best_epoch, history, time.perf_counter() - t_start, len(trees) - not_derived, skipped,
-                       lifted, not_derived, oracle)
+                       lifted, not_derived, oracle, tagger.meta if tagger is not None else None, bool(dev_sents))
