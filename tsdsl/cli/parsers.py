@@ -126,6 +126,10 @@ class Parse(Command):
         parsed, stats = parser.parse_sentences(sentences, beam=args.beam, log_nonmonotonic=bool(args.nm_log),
                                                retag=args.retag)
         write_conllu(args.output, parsed)
+        if stats.missing_columns:
+            names = ", ".join(c.upper() for c in stats.missing_columns)
+            print(f"warning: {names} empty in every sentence and this model has no tagger for it: parsed without "
+                  "(less accurately)", file=sys.stderr)
         if args.nm_log:
             events = [{"sentence": s + 1, "word": w, "old_head": h} for s, w, h in stats.nonmonotonic]
             write_atomic(args.nm_log, json.dumps({"model": str(args.model), "events": events}, indent=1) + "\n")

@@ -51,6 +51,7 @@ class ParseStats:
     repaired_sentences: int = 0
     seconds: float = 0.0
     tagged_sentences: int = 0      # sentences whose tag columns the tagger filled in
+    missing_columns: list = field(default_factory=list)  # read by the parser, empty everywhere, not tagged
     nonmonotonic: list = field(default_factory=list)  # (sentence, word, overwritten head)
 
     @property
@@ -149,27 +150,34 @@ class Parser:
         """The sentences (column dicts) with their empty tag columns predicted (all with
         ``retag``), and per sentence the set of columns predicted.
 
+        Without a tagger for it, a sentence whose UPOS is empty is refused: the parser's
+        features lean on UPOS, and parsing without it gives garbage.  Other columns the
+        parser reads (XPOS, FEATS, LEMMA) are then left as they are; :meth:`missing_columns`
+        names those empty in every sentence.
+
         Raises:
-            UsageError: a column the parser reads is empty and the model has no tagger for
-                it: UPOS in any sentence, another column in every sentence.  ``where`` gives
-                each sentence's (file, line) for the message.
+            UsageError: UPOS is empty in a sentence and the model has no tagger for it;
+                ``where`` gives each sentence's (file, line) for the message.
         """
         can = set(self.tagger.columns) if self.tagger is not None else set()
-        for col in self.reads:
-            if col in can:
-                continue
-            empty = [k for k, c in enumerate(columns) if is_empty(column_values(c, col))]
-            if empty and (col == "upos" or len(empty) == len(columns)):
+        if "upos" in self.reads and "upos" not in can:
+            empty = [k for k, c in enumerate(columns) if is_empty(column_values(c, "upos"))]
+            if empty:
                 k = empty[0]
-                scope = "a sentence" if col == "upos" else "the input"
-                what = (f"{where[k][0]}:{where[k][1]}: {col.upper()} is empty (_ for every word of {scope})" if where
-                        else f"parse: no {col.upper()} given")
-                raise UsageError(f"{what}, and this model has no tagger to predict it (its parser reads "
-                                 f"{col.upper()}): give tagged input, or train the model with its tagger "
-                                 "(the default of `tsdsl train`)")
+                what = (f"{where[k][0]}:{where[k][1]}: UPOS is empty (_ for every word of the sentence)" if where
+                        else "parse: no UPOS given")
+                raise UsageError(f"{what}, and this model has no tagger to predict it: give tagged input, or "
+                                 "train the model with its tagger (the default of `tsdsl train`)")
         if self.tagger is None:
             return [dict(c) for c in columns], [set() for _ in columns]
         return self.tagger.tag(columns, retag=retag)
+
+    def missing_columns(self, columns: Sequence[dict]) -> list[str]:
+        """The tag columns the parser reads, its tagger cannot predict, and every sentence
+        of ``columns`` leaves empty (parsing goes on without them, less accurately)."""
+        can = set(self.tagger.columns) if self.tagger is not None else set()
+        return [c for c in self.reads if c not in can and columns
+                and all(is_empty(column_values(x, c)) for x in columns)]
 
     def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
                         log_nonmonotonic: bool = False, retag: bool = False) -> tuple[list[Sentence], ParseStats]:
@@ -178,6 +186,7 @@ class Parser:
         columns, predicted = self.complete_tags([columns_of(s) for s in sentences], retag=retag,
                                                 where=[(s.file, s.line) for s in sentences])
         heads, labels, stats = self.parse_columns(columns, beam=beam, log_nonmonotonic=log_nonmonotonic)
+        stats.missing_columns = self.missing_columns(columns)
         out = []
         for s, c, p, h, l in zip(sentences, columns, predicted, heads, labels):
             if p:
