@@ -51,6 +51,10 @@ class Train(Command):
         sp.add_argument("--no-tagger", action="store_true",
                         help="do not train the tagger (UPOS, XPOS, FEATS, lemmas) that `tsdsl parse` uses to fill "
                              "in empty tag columns; such a model refuses untagged input")
+        sp.add_argument("--parser-tags", choices=("jackknife", "gold"), default="jackknife",
+                        help="the tags the parser trains with: jackknife (default: predicted by taggers trained on "
+                             "the other folds of the training set, as the parser will see them) or gold (the "
+                             "file's); --no-tagger implies gold")
         sp.add_argument("--quiet", action="store_true", help="no progress bar")
         with_set(sp)
 
@@ -61,7 +65,7 @@ class Train(Command):
                                explore_after=args.explore_after, beam=args.beam, features=args.features,
                                seed=args.seed, nonproj=args.nonproj, hash_bits=args.hash_bits, loss=args.loss,
                                overrides=parse_overrides(args.set), force_oracle=args.force_oracle,
-                               tagger=not args.no_tagger)
+                               tagger=not args.no_tagger, parser_tags=args.parser_tags)
         if args.search_budget is not None:
             options.search_budget = args.search_budget
         result = train(args.spec, args.train, args.dev, args.out, options,

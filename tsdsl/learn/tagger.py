@@ -94,7 +94,7 @@ class ColumnModel:
         """Class ids of gold values (-1: unknown, or ``_`` where it is not a value)."""
         if self.name == "lemma":
             values = [lemma_script(f, v) if v != EMPTY else None for f, v in zip(forms, values)]
-        bad = None if self.name == "feats" else EMPTY
+        bad = EMPTY if self.name in ("upos", "lemma") else None  # ``_`` is a value of XPOS and FEATS
         return np.fromiter((self.index.get(v, -1) if v is not None and v != bad else -1 for v in values),
                            dtype=np.int32, count=len(values))
 
@@ -163,7 +163,7 @@ def _flat(sentences: Sequence[dict], name: str) -> list[str]:
 
 
 def _accuracy(pred: Sequence[str], gold: Sequence[str], name: str) -> Optional[float]:
-    pairs = [(p, g) for p, g in zip(pred, gold) if name == "feats" or g != EMPTY]
+    pairs = [(p, g) for p, g in zip(pred, gold) if name in ("xpos", "feats") or g != EMPTY]
     return sum(p == g for p, g in pairs) / len(pairs) if pairs else None
 
 
@@ -189,17 +189,16 @@ class Tagger:
             return out, todo
         layout = Layout([s["form"] for s in out])
         forms = _flat(out, "form")
-        base = None
+        cache: dict[bool, np.ndarray] = {}
         upos = _flat(out, "upos") if "upos" in self.columns or not is_empty(_flat(out, "upos")) else None
         for name in TAG_COLUMNS:
             if name not in self.columns or not any(name in t for t in todo):
                 continue
             col = self.columns[name]
-            if name == "upos":
-                base = base if base is not None else token_features(layout)
-                feats = base
-            else:
-                feats = token_features(layout, upos if col.info.get("uses_upos") else None)
+            key = bool(col.info.get("uses_upos"))
+            if key not in cache:  # the features of XPOS, FEATS and lemma are the same
+                cache[key] = token_features(layout, upos if key else None)
+            feats = cache[key]
             pred = col.predict(layout, feats, forms, upos if col.info.get("uses_upos") else None)
             for k, (s, t) in enumerate(zip(out, todo)):
                 if name in t:
@@ -207,6 +206,7 @@ class Tagger:
                     s[name] = pred[a:b]
             if name == "upos":
                 upos = _flat(out, "upos")
+                cache.pop(True, None)
         return out, todo
 
     # ---- storage -----------------------------------------------------------------------
@@ -280,7 +280,7 @@ def _new_column(name: str, train: Sequence[dict], upos: Optional[list[str]]) -> 
         lexicon = {k: c.most_common(1)[0][0] for k, c in seen.items()}
         return ColumnModel(name, classes, np.zeros(0, np.float32), script_pairs=pairs, lexicon=lexicon,
                            info={"uses_upos": upos is not None})
-    classes = sorted({v for v in values if v != EMPTY or name == "feats"})
+    classes = sorted({v for v in values if v != EMPTY or name in ("xpos", "feats")})
     sets: dict[str, list[int]] = {}
     if name != "upos" and upos is not None:
         index = {c: k for k, c in enumerate(classes)}
@@ -294,10 +294,11 @@ def _new_column(name: str, train: Sequence[dict], upos: Optional[list[str]]) -> 
 
 
 def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: int = HASH_BITS,
-                 epochs: int = MAX_EPOCHS, seed: int = 1, progress: Optional[TextIO] = None) -> Optional[Tagger]:
+                 epochs: "int | dict[str, int]" = MAX_EPOCHS, seed: int = 1,
+                 progress: Optional[TextIO] = None) -> Optional[Tagger]:
     """Train a classifier for each tag column present in ``train`` (column dicts); None
-    when there is none.  Dev accuracies are of the whole pipeline (predicted UPOS feeding
-    the later columns)."""
+    when there is none.  ``epochs``: at most this many (per column, if a dict).  Dev
+    accuracies are of the whole pipeline (predicted UPOS feeding the later columns)."""
     present = columns_present(train)
     if not present:
         return None
@@ -309,19 +310,17 @@ def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: 
     tr_forms, dv_forms = _flat(train, "form"), _flat(dev, "form")
     gold_upos = _flat(train, "upos") if "upos" in present else None
     dev_upos = _flat(dev, "upos") if gold_upos is not None and dev else None
-    base_tr = base_dv = None
+    cache: dict[bool, tuple] = {}
     columns: dict[str, ColumnModel] = {}
     for name in present:
         t0 = time.perf_counter()
         col = _new_column(name, train, gold_upos)
         uses = gold_upos if col.info["uses_upos"] else None
-        if name == "upos":
-            base_tr = token_features(tr_layout)
-            base_dv = token_features(dv_layout) if dev else None
-            f_tr, f_dv = base_tr, base_dv
-        else:
-            f_tr = token_features(tr_layout, uses)
-            f_dv = token_features(dv_layout, dev_upos if uses is not None else None) if dev else None
+        key = uses is not None
+        if key not in cache:  # the features of XPOS, FEATS and lemma are the same
+            cache[key] = (token_features(tr_layout, uses),
+                          token_features(dv_layout, dev_upos if key else None) if dev else None)
+        f_tr, f_dv = cache[key]
         gold = col.gold_ids(_flat(train, name), tr_forms)
         state = {"W": np.zeros(1 << hash_bits, np.float32), "U": np.zeros(1 << hash_bits, np.float64),
                  "touched": np.zeros(1 << hash_bits, np.uint8), "clock": 0, "mistakes": 0}
@@ -330,7 +329,7 @@ def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: 
         sets_dv = col.candidate_sets(dv_forms, dev_upos if uses is not None else None) if dev else None
         best, best_w, best_epoch, history = -1.0, None, 0, []
         S = len(tr_layout.offsets) - 1
-        for epoch in range(1, epochs + 1):
+        for epoch in range(1, (epochs.get(name, MAX_EPOCHS) if isinstance(epochs, dict) else epochs) + 1):
             order = rng.permutation(S).astype(np.int32)
             col.run(tr_layout, f_tr, tr_forms, uses, gold=gold, state=state, order=order, sets=sets_tr)
             avg = np.empty(1 << hash_bits, np.float32)
@@ -355,6 +354,7 @@ def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: 
             col.info["dev_accuracy"] = _accuracy(pred, dev_gold, name)
             if name == "upos":
                 dev_upos = pred
+                cache.pop(True, None)
         columns[name] = col
         if progress is not None:
             acc = col.info.get("dev_accuracy")
@@ -362,6 +362,39 @@ def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: 
                            + (f", dev accuracy {100 * acc:.2f}" if acc is not None else "")
                            + f" ({col.info['seconds']:.1f} s)\n")
     tagger = Tagger(columns, hash_bits)
-    tagger.meta = {"columns": list(columns), "train_seconds": round(time.perf_counter() - t_start, 3),
+    tagger.meta = {"best_epochs": {n: c.info["best_epoch"] for n, c in columns.items()},"columns": list(columns), "train_seconds": round(time.perf_counter() - t_start, 3),
                    "dev_accuracy": {n: c.info.get("dev_accuracy") for n, c in columns.items()}}
     return tagger
+
+
+JACKKNIFE_FOLDS = 4
+"""Folds of :func:`jackknife`: the parser's training tags come from taggers trained on the
+other three quarters (fewer folds cost less time; the tags get a little worse than the
+full tagger's, which errs on the side of robustness)."""
+
+
+def jackknife(train: Sequence[dict], tagger: Tagger, *, folds: int = JACKKNIFE_FOLDS, seed: int = 1,
+              progress: Optional[TextIO] = None) -> list[dict]:
+    """The training sentences with every tag column the tagger has replaced by the
+    prediction of a tagger that did not see them (Collins & Koo 2005; Chen & Manning 2014
+    train parsers this way): sentence k goes to fold k mod ``folds``; each fold's tagger
+    trains on the others for the number of epochs ``tagger`` kept per column."""
+    t0 = time.perf_counter()
+    out: list[Optional[dict]] = [None] * len(train)
+    epochs = dict(tagger.meta.get("best_epochs") or {})
+    for f in range(folds):
+        held = [k for k in range(len(train)) if k % folds == f]
+        rest = [train[k] for k in range(len(train)) if k % folds != f]
+        if not held or not rest:
+            continue
+        part = train_tagger(rest, (), hash_bits=tagger.hash_bits, epochs=epochs, seed=seed + f)
+        if part is None:
+            continue
+        tagged, _ = part.tag([train[k] for k in held], retag=True)
+        for k, cols in zip(held, tagged):
+            out[k] = cols
+    result = [o if o is not None else {c: column_values(s, c) for c in ("form",) + TAG_COLUMNS}
+              for o, s in zip(out, train)]
+    if progress is not None:
+        progress.write(f"tagger: jackknifed training tags ({folds} folds, {time.perf_counter() - t0:.1f} s)\n")
+    return result

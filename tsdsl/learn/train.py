@@ -38,7 +38,7 @@ from .model import Model, check_writable, save, spec_sources
 from .outputs import build_outputs
 from .parser import Parser
 from .progress import Progress
-from .tagger import columns_present, train_tagger
+from .tagger import columns_present, jackknife, train_tagger
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
 MAX_EPOCHS = 30
@@ -74,6 +74,7 @@ class TrainOptions:
     search_budget: int = DEFAULT_BUDGET   # static oracle by search: configurations per sentence
     force_oracle: bool = False            # train with a declared oracle that fails the check
     tagger: bool = True                   # also train a tagger for the tag columns (tsdsl.learn.tagger)
+    parser_tags: str = "jackknife"        # the parser's training tags: "jackknife" (predicted) or "gold"
 
     def check(self) -> None:
         if self.epochs is not None and self.epochs < 1:
@@ -90,6 +91,8 @@ class TrainOptions:
             raise UsageError("--beam must be at least 1")
         if self.nonproj not in ("lift", "skip"):
             raise UsageError(f"--nonproj must be lift or skip, not {self.nonproj!r}")
+        if self.parser_tags not in ("jackknife", "gold"):
+            raise UsageError(f"--parser-tags must be jackknife or gold, not {self.parser_tags!r}")
         if not 12 <= self.hash_bits <= 26:
             raise UsageError("--hash-bits must lie in 12..26")
 
@@ -301,7 +304,17 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     root_label = root_counts.most_common(1)[0][0] if root_counts else "root"
     outputs = build_outputs(system, tuple(kernel.action_names), labels)
     label_ids = {l: k for k, l in enumerate(labels)}
-    batch = make_batch([columns_of(train_sents[k]) for k in keep], features.token_attrs, trees, label_ids)
+    train_columns = [columns_of(s) for s in train_sents]
+    dev_columns = [columns_of(s) for s in dev_sents]
+    tagger = None
+    parser_tags = "gold"
+    if options.tagger:
+        tagger = train_tagger(train_columns, dev_columns, seed=options.seed, progress=progress)
+    if tagger is not None and options.parser_tags == "jackknife":
+        parser_tags = "jackknife"
+        train_columns = jackknife(train_columns, tagger, seed=options.seed, progress=progress)
+        dev_columns = tagger.tag(dev_columns, retag=True)[0]
+    batch = make_batch([train_columns[k] for k in keep], features.token_attrs, trees, label_ids)
 
     choice = choose_oracle(kernel, batch, options)
     oracle, loss_index = choice.kind, choice.loss_index
@@ -326,12 +339,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                      + (f", {searched.over_budget} over the search budget" if searched.over_budget else "")
                      + (" (cached)" if searched.cached else ""))
         progress.write(line + "\n")
-    train_columns = [columns_of(s) for s in train_sents]
-    tagger = None
-    if options.tagger:
-        tagger = train_tagger(train_columns, [columns_of(s) for s in dev_sents], seed=options.seed, progress=progress)
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
-    meta = {"tag_columns": list(columns_present(train_columns)),
+    meta = {"tag_columns": list(columns_present([columns_of(s) for s in train_sents])), "parser_tags": parser_tags,
             "tagger": tagger.meta if tagger is not None else None,
             "args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
             "nonproj": options.nonproj if system.produces in PROJECTIVE_CLASSES else None, "beam": options.beam,
@@ -348,7 +357,6 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                   root_label=root_label, hash_bits=options.hash_bits, outputs=outputs.names,
                   weights=engine.W, meta=meta, tagger=tagger)
 
-    dev_columns = [columns_of(s) for s in dev_sents]
     dev_gold = [(s.heads, s.deprels) for s in dev_sents]
     rng = np.random.default_rng(options.seed)
     history: list[dict] = []
