@@ -12,6 +12,10 @@ The features are those of the usual averaged-perceptron tagger (Collins 2002; Ho
 - for the columns tagged after UPOS (XPOS, FEATS, lemma): the UPOS of the words at -1, 0, +1,
   their trigram, and UPOS joined with the lowercase form and with the 2, 3 and 4-character
   suffixes;
+- ambiguity classes (the set of UPOS tags a word had in training, for words seen at least
+  twice, else unknown; as SVMTool and Morče use them) of the words at -1, 0, +1, +2, the
+  pair at 0 and +1, and the word with the class at +1: a greedy left-to-right tagger
+  otherwise knows nothing about the tags to its right (``to`` + verb or noun);
 - and, made in the kernel from the classes it already predicted: the previous class, the two
   previous classes, the previous class with the word.
 
@@ -33,7 +37,9 @@ _T = {name: k for k, name in enumerate(TYPE_TEMPLATES)}
 CONTEXT_TEMPLATES = ((-2, "lower"), (-1, "lower"), (1, "lower"), (2, "lower"),
                      (-1, "s3"), (1, "s3"), (-1, "shape"), (1, "shape"))
 UPOS_TEMPLATES = ("u0", "u-1", "u+1", "u-1 u0 u+1", "u0 lower", "u0 s2", "u0 s3", "u0 s4")
-FEATURES_VERSION = "tagger-features-1"
+AMBIGUITY_TEMPLATES = ("a-1", "a0", "a+1", "a+2", "a0 a+1", "w0 a+1")
+AMBIGUITY_MIN_COUNT = 2
+FEATURES_VERSION = "tagger-features-2"
 """Names the templates above; stored with a tagger so that a changed feature set is noticed."""
 
 _C1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -124,14 +130,40 @@ class Layout:
         return self.of("lower").view(np.int64)
 
 
-def token_features(layout: Layout, upos: Optional[Sequence[str]] = None) -> np.ndarray:
+def ambiguity_classes(sentences: Sequence[dict]) -> dict[str, str]:
+    """Lowercase form -> the UPOS tags it had (sorted, ``|``-joined), for the forms seen at
+    least :data:`AMBIGUITY_MIN_COUNT` times in ``sentences`` (column dicts)."""
+    seen: dict[str, set] = {}
+    count: dict[str, int] = {}
+    for s in sentences:
+        for f, u in zip(s["form"], s["upos"]):
+            if u != "_":
+                low = f.lower()
+                seen.setdefault(low, set()).add(u)
+                count[low] = count.get(low, 0) + 1
+    return {f: "|".join(sorted(tags)) for f, tags in seen.items() if count[f] >= AMBIGUITY_MIN_COUNT}
+
+
+def token_features(layout: Layout, upos: Optional[Sequence[str]] = None,
+                   ambiguity: Optional[dict[str, str]] = None) -> np.ndarray:
     """int64 [tokens, features]: the static features of every token (see the module
-    docstring); with ``upos`` (one value per token, flat), also the UPOS features."""
+    docstring); with ``upos`` (one value per token, flat), also the UPOS features; with
+    ``ambiguity`` (:func:`ambiguity_classes`), the ambiguity-class features."""
     cols: list[np.ndarray] = [np.full(layout.size, _salt("bias"), dtype=np.uint64)]
     for k, name in enumerate(TYPE_TEMPLATES):
         cols.append(mix(layout.of(name) ^ _salt(f"w0 {name}")))
     for shift, name in CONTEXT_TEMPLATES:
         cols.append(mix(layout.of(name, shift) ^ _salt(f"w{shift:+d} {name}")))
+    if ambiguity is not None and layout.size:
+        by_form = np.fromiter((stable_hash("amb\x1f" + ambiguity.get(f.lower(), "?")) & 0xFFFFFFFFFFFFFFFF
+                               for f in layout.forms), dtype=np.uint64, count=len(layout.forms))
+        a0 = by_form[layout.form_id]
+        amb = {k: layout.shifted(a0, k, "boundary amb") if k else a0 for k in (-1, 1, 2)} | {0: a0}
+        with np.errstate(over="ignore"):
+            parts = {"a-1": amb[-1], "a0": a0, "a+1": amb[1], "a+2": amb[2], "a0 a+1": mix(a0) + amb[1],
+                     "w0 a+1": mix(layout.of("lower")) + amb[1]}
+        for name in AMBIGUITY_TEMPLATES:
+            cols.append(mix(parts[name] ^ _salt(name)))
     if upos is not None:
         if len(upos) != layout.size:
             raise ValueError(f"{len(upos)} UPOS values for {layout.size} tokens")

@@ -19,12 +19,14 @@ kept and training stops after ``PATIENCE`` epochs without a better one.
 
 Stored in ``MODEL/tagger/``: ``tagger.json`` (classes, candidate sets, dev accuracies),
 ``COLUMN.rows.npy`` (int32) and ``COLUMN.weights.npy`` (float16), the table's non-zero
-entries, and ``lemmas.json`` (the (form, UPOS) -> lemma lexicon).
+entries, ``lemmas.json`` (the (form, UPOS) -> lemma lexicon) and ``ambiguity.json`` (the
+ambiguity classes of :mod:`tsdsl.learn.tagfeatures`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -35,7 +37,7 @@ import numpy as np
 
 from ..errors import UsageError
 from .lemmas import ScriptIndex, apply_script, identity_script, lemma_script
-from .tagfeatures import FEATURES_VERSION, Layout, token_features
+from .tagfeatures import FEATURES_VERSION, Layout, ambiguity_classes, token_features
 
 TAG_COLUMNS = ("upos", "xpos", "feats", "lemma")
 """The columns a tagger can predict, in the order they are tagged."""
@@ -174,6 +176,7 @@ class Tagger:
     columns: dict[str, ColumnModel]
     hash_bits: int = HASH_BITS
     meta: dict = field(default_factory=dict)
+    ambiguity: Optional[dict[str, str]] = None   # lowercase form -> UPOS tags seen (tagfeatures)
 
     def tag(self, sentences: Sequence[dict], *, retag: bool = False) -> tuple[list[dict], list[set]]:
         """Fill in the empty columns of each sentence (every column with ``retag``).
@@ -197,7 +200,7 @@ class Tagger:
             col = self.columns[name]
             key = bool(col.info.get("uses_upos"))
             if key not in cache:  # the features of XPOS, FEATS and lemma are the same
-                cache[key] = token_features(layout, upos if key else None)
+                cache[key] = token_features(layout, upos if key else None, self.ambiguity)
             feats = cache[key]
             pred = col.predict(layout, feats, forms, upos if col.info.get("uses_upos") else None)
             for k, (s, t) in enumerate(zip(out, todo)):
@@ -214,7 +217,7 @@ class Tagger:
         """Write the tagger into ``directory`` (which must not exist)."""
         directory.mkdir()
         doc = {"format": FORMAT, "features": FEATURES_VERSION, "hash_bits": self.hash_bits, "meta": self.meta,
-               "columns": {}}
+               "ambiguity": self.ambiguity is not None, "columns": {}}
         for name, col in self.columns.items():
             rows = np.flatnonzero(col.weights).astype(np.int32)
             np.save(directory / f"{name}.rows.npy", rows, allow_pickle=False)
@@ -224,6 +227,9 @@ class Tagger:
             if name == "lemma":
                 (directory / "lemmas.json").write_text(json.dumps(col.lexicon, ensure_ascii=False, indent=0,
                                                                   sort_keys=True) + "\n", encoding="utf-8")
+        if self.ambiguity is not None:
+            (directory / "ambiguity.json").write_text(json.dumps(self.ambiguity, ensure_ascii=False, indent=0,
+                                                                 sort_keys=True) + "\n", encoding="utf-8")
         (directory / "tagger.json").write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
     @classmethod
@@ -253,13 +259,18 @@ class Tagger:
                 columns[name] = ColumnModel(name, list(c["classes"]), weights, dict(c.get("sets") or {}),
                                             [(u, int(k)) for u, k in c.get("script_pairs") or []], lexicon,
                                             dict(c.get("info") or {}))
+            ambiguity = None
+            if doc.get("ambiguity"):
+                ambiguity = json.loads((directory / "ambiguity.json").read_text(encoding="utf-8"))
+                if not isinstance(ambiguity, dict):
+                    raise TaggerError(f"{directory / 'ambiguity.json'}: expected a JSON object")
         except TaggerError:
             raise
         except FileNotFoundError as exc:
             raise TaggerError(f"{directory}: the tagger is incomplete ({Path(exc.filename).name} is missing)") from None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise TaggerError(f"{directory}: cannot read the tagger ({exc})") from None
-        return cls(columns, bits, dict(doc.get("meta") or {}))
+        return cls(columns, bits, dict(doc.get("meta") or {}), ambiguity)
 
 
 # ---- training -------------------------------------------------------------------------
@@ -311,6 +322,7 @@ def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: 
     gold_upos = _flat(train, "upos") if "upos" in present else None
     dev_upos = _flat(dev, "upos") if gold_upos is not None and dev else None
     cache: dict[bool, tuple] = {}
+    ambiguity = ambiguity_classes(train) if gold_upos is not None else None
     columns: dict[str, ColumnModel] = {}
     for name in present:
         t0 = time.perf_counter()
@@ -318,13 +330,16 @@ def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: 
         uses = gold_upos if col.info["uses_upos"] else None
         key = uses is not None
         if key not in cache:  # the features of XPOS, FEATS and lemma are the same
-            cache[key] = (token_features(tr_layout, uses),
-                          token_features(dv_layout, dev_upos if key else None) if dev else None)
+            cache[key] = (token_features(tr_layout, uses, ambiguity),
+                          token_features(dv_layout, dev_upos if key else None, ambiguity) if dev else None)
         f_tr, f_dv = cache[key]
         gold = col.gold_ids(_flat(train, name), tr_forms)
         state = {"W": np.zeros(1 << hash_bits, np.float32), "U": np.zeros(1 << hash_bits, np.float64),
                  "touched": np.zeros(1 << hash_bits, np.uint8), "clock": 0, "mistakes": 0}
         dev_gold = _flat(dev, name)
+        dev_ids = col.gold_ids(dev_gold, dv_forms)
+        counted = np.fromiter((name in ("xpos", "feats") or g != EMPTY for g in dev_gold), dtype=bool,
+                              count=len(dev_gold))
         sets_tr = col.candidate_sets(tr_forms, uses)
         sets_dv = col.candidate_sets(dv_forms, dev_upos if uses is not None else None) if dev else None
         best, best_w, best_epoch, history = -1.0, None, 0, []
@@ -336,11 +351,11 @@ def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: 
             mod.average(state["W"], state["U"], state["touched"], state["clock"], avg)
             record = {"epoch": epoch, "train_errors": int(state["mistakes"])}
             score = float(epoch)
-            if dev:
-                pred = col.predict(dv_layout, f_dv, dv_forms, dev_upos if uses is not None else None, avg, sets_dv)
-                acc = _accuracy(pred, dev_gold, name)
+            if dev and counted.any():  # the classifier's accuracy (lemma: without the lexicon)
+                ids = col.run(dv_layout, f_dv, dv_forms, dev_upos if uses is not None else None, avg, sets=sets_dv)
+                acc = float(np.mean((ids == dev_ids)[counted]))
                 record["dev_accuracy"] = acc
-                score = acc if acc is not None else float(epoch)
+                score = acc
             history.append(record)
             if score > best:
                 best, best_w, best_epoch = score, avg, epoch
@@ -361,8 +376,9 @@ def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: 
             progress.write(f"tagger {name}: {len(col.classes)} classes, best epoch {best_epoch} of {len(history)}"
                            + (f", dev accuracy {100 * acc:.2f}" if acc is not None else "")
                            + f" ({col.info['seconds']:.1f} s)\n")
-    tagger = Tagger(columns, hash_bits)
-    tagger.meta = {"best_epochs": {n: c.info["best_epoch"] for n, c in columns.items()},"columns": list(columns), "train_seconds": round(time.perf_counter() - t_start, 3),
+    tagger = Tagger(columns, hash_bits, ambiguity=ambiguity)
+    tagger.meta = {"best_epochs": {n: c.info["best_epoch"] for n, c in columns.items()},
+                   "columns": list(columns), "train_seconds": round(time.perf_counter() - t_start, 3),
                    "dev_accuracy": {n: c.info.get("dev_accuracy") for n, c in columns.items()}}
     return tagger
 
@@ -378,21 +394,29 @@ def jackknife(train: Sequence[dict], tagger: Tagger, *, folds: int = JACKKNIFE_F
     """The training sentences with every tag column the tagger has replaced by the
     prediction of a tagger that did not see them (Collins & Koo 2005; Chen & Manning 2014
     train parsers this way): sentence k goes to fold k mod ``folds``; each fold's tagger
-    trains on the others for the number of epochs ``tagger`` kept per column."""
+    trains on the others for the number of epochs ``tagger`` kept per column.  The result
+    does not depend on the number of threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
     t0 = time.perf_counter()
     out: list[Optional[dict]] = [None] * len(train)
     epochs = dict(tagger.meta.get("best_epochs") or {})
-    for f in range(folds):
+
+    def fold(f: int) -> None:
         held = [k for k in range(len(train)) if k % folds == f]
         rest = [train[k] for k in range(len(train)) if k % folds != f]
         if not held or not rest:
-            continue
+            return
         part = train_tagger(rest, (), hash_bits=tagger.hash_bits, epochs=epochs, seed=seed + f)
         if part is None:
-            continue
+            return
         tagged, _ = part.tag([train[k] for k in held], retag=True)
         for k, cols in zip(held, tagged):
             out[k] = cols
+
+    # the kernel runs without the GIL: folds train side by side on the machine's cores
+    with ThreadPoolExecutor(max_workers=max(1, min(folds, os.cpu_count() or 1))) as pool:
+        list(pool.map(fold, range(folds)))
     result = [o if o is not None else {c: column_values(s, c) for c in ("form",) + TAG_COLUMNS}
               for o, s in zip(out, train)]
     if progress is not None:
