@@ -149,12 +149,13 @@ def main() -> int:
             row = run_one(tb, args.system, args.epochs, Path(args.models), tags)
             print(json.dumps(row), flush=True)
             rows.append(row)
+            # written after every row, so that a long run leaves what it measured
+            Path(args.out).write_text(render(rows, args), encoding="utf-8")
+            if args.json:
+                Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     if not rows:
         print("skipped: none of the treebanks is present")
         return 0
-    Path(args.out).write_text(render(rows, args), encoding="utf-8")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
 
