@@ -6,14 +6,13 @@ prefix-keeping scripts the one keeping the longest common prefix is chosen, so
 ``running -> run`` is ``("", "ning", "")``.  A script applies to a form only if the form (in
 the script's case) ends with the removed suffix; the tagger scores, for each word, only the
 scripts seen in training with its UPOS that apply to it (:func:`candidate_scripts`).
-A script is stored as one string: ``case \\x1f removed \\x1f added``.
+A script is stored as one string, the JSON list ``[case, removed, added]``.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Iterable, Optional
-
-SEP = "\x1f"
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -30,13 +29,13 @@ def lemma_script(form: str, lemma: str) -> str:
     for case, base in (("", form), ("L", form.lower())):
         p = _common_prefix(base, lemma)
         if best is None or p > best[0]:
-            best = (p, SEP.join((case, base[p:], lemma[p:])))
+            best = (p, _join(case, base[p:], lemma[p:]))
     return best[1]
 
 
 def apply_script(form: str, script: str) -> Optional[str]:
     """The lemma a script gives for ``form``, or None where it does not apply."""
-    case, removed, added = script.split(SEP)
+    case, removed, added = script_parts(script)
     base = form.lower() if case else form
     if not base.endswith(removed):
         return None
@@ -50,7 +49,7 @@ class ScriptIndex:
         """``classes``: the scripts, by class id; ``pairs``: (UPOS, class id) seen in training."""
         self.by_upos: dict[str, dict[tuple[str, str], list[int]]] = {}
         for upos, c in sorted(set(pairs)):
-            case, removed, _ = classes[c].split(SEP)
+            case, removed, _ = script_parts(classes[c])
             self.by_upos.setdefault(upos, {}).setdefault((case, removed), []).append(c)
         self.any: dict[tuple[str, str], list[int]] = {}
         for table in self.by_upos.values():
@@ -71,4 +70,14 @@ class ScriptIndex:
 
 def identity_script() -> str:
     """The script that keeps the form as it is (the fallback where no script applies)."""
-    return SEP.join(("", "", ""))
+    return _join("", "", "")
+
+
+def _join(case: str, removed: str, added: str) -> str:
+    return json.dumps([case, removed, added], ensure_ascii=False)
+
+
+def script_parts(script: str) -> tuple[str, str, str]:
+    """(case, removed, added) of a script."""
+    case, removed, added = json.loads(script)
+    return case, removed, added

@@ -36,7 +36,7 @@ from typing import Optional, Sequence, TextIO
 import numpy as np
 
 from ..errors import UsageError
-from .lemmas import ScriptIndex, apply_script, identity_script, lemma_script
+from .lemmas import ScriptIndex, apply_script, identity_script, lemma_script, script_parts
 from .tagfeatures import FEATURES_VERSION, Layout, ambiguity_classes, token_features
 
 TAG_COLUMNS = ("upos", "xpos", "feats", "lemma")
@@ -44,7 +44,7 @@ TAG_COLUMNS = ("upos", "xpos", "feats", "lemma")
 HASH_BITS = 20
 MAX_EPOCHS = 12
 PATIENCE = 3
-FORMAT = 1
+FORMAT = 2
 EMPTY = "_"
 _KEY = "\x1f"
 
@@ -280,7 +280,7 @@ def _new_column(name: str, train: Sequence[dict], upos: Optional[list[str]]) -> 
     forms, values = _flat(train, "form"), _flat(train, name)
     if name == "lemma":
         scripts = [lemma_script(f, v) for f, v in zip(forms, values) if v != EMPTY]
-        classes = sorted(set(scripts) | {identity_script()})
+        classes = sorted(set(scripts) | {identity_script()}, key=script_parts)  # by (case, removed, added)
         index = {c: k for k, c in enumerate(classes)}
         us = upos or [EMPTY] * len(forms)
         pairs = sorted({(u, index[lemma_script(f, v)]) for f, v, u in zip(forms, values, us) if v != EMPTY})
