@@ -12,6 +12,7 @@ A script is stored as one string, the JSON list ``[case, removed, added]``.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Iterable, Optional
 
 
@@ -23,6 +24,7 @@ def _common_prefix(a: str, b: str) -> int:
     return k
 
 
+@lru_cache(maxsize=1 << 18)  # a treebank repeats its (form, lemma) pairs
 def lemma_script(form: str, lemma: str) -> str:
     """The script turning ``form`` into ``lemma`` (see the module docstring)."""
     best: Optional[tuple[int, str]] = None
