@@ -89,7 +89,8 @@ def run_one(tb: str, system: str, epochs: int, models: Path, parser_tags: str = 
         "dev_accuracy": {k: round(100 * v, 2) for k, v in (tmeta.get("dev_accuracy") or {}).items() if v is not None},
         "uas_gold": round(100 * sc_gold.uas.score, 2), "las_gold": round(100 * sc_gold.las.score, 2),
         "uas_pred": round(100 * sc_pred.uas.score, 2), "las_pred": round(100 * sc_pred.las.score, 2),
-        "tagger_train_seconds": tmeta.get("train_seconds"), "model_train_seconds": round(train_s, 1) if train_s else None,
+        "tagger_train_seconds": tmeta.get("train_seconds"),
+        "model_train_seconds": round(train_s, 1) if train_s else None,
         "tag_words_per_second": round(stats.words / tag_s),
         "tagger_bytes": _size(out / "tagger"), "model_bytes": _size(out),
     }

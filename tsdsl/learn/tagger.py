@@ -240,7 +240,8 @@ class Tagger:
             doc = json.loads(path.read_text(encoding="utf-8"))
             if doc.get("format") != FORMAT or doc.get("features") != FEATURES_VERSION:
                 raise TaggerError(f"{path}: tagger format {doc.get('format')!r} with features "
-                                  f"{doc.get('features')!r}; this tsdsl reads format {FORMAT}, {FEATURES_VERSION}")
+                                  f"{doc.get('features')!r}; this tsdsl reads format {FORMAT}, {FEATURES_VERSION}: "
+                                  "retrain the model")
             bits = int(doc["hash_bits"])
             columns = {}
             for name, c in doc["columns"].items():

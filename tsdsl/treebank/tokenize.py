@@ -90,7 +90,8 @@ def words_of(text: str) -> list[str]:
     return [w for w, _ in tokenize(text)]
 
 
-def text_sentence(text: str, *, sent_id: Optional[str] = None, file: str = "<string>", line: int = 1) -> Optional[Sentence]:
+def text_sentence(text: str, *, sent_id: Optional[str] = None, file: str = "<string>",
+                  line: int = 1) -> Optional[Sentence]:
     """One sentence of plain text as a CoNLL-U sentence without tags or heads (every column
     but ID, FORM and MISC is ``_``), with ``# sent_id`` and ``# text``; None if it has no word."""
     text = " ".join(text.split())
