@@ -396,7 +396,7 @@ def jackknife(train: Sequence[dict], tagger: Tagger, *, folds: int = JACKKNIFE_F
     prediction of a tagger that did not see them (Collins & Koo 2005; Chen & Manning 2014
     train parsers this way): sentence k goes to fold k mod ``folds``; each fold's tagger
     trains on the others for the number of epochs ``tagger`` kept per column.  The result
-    does not depend on the number of threads."""
+    does not depend on the number of threads.  The time taken goes into ``tagger.meta``."""
     from concurrent.futures import ThreadPoolExecutor
 
     t0 = time.perf_counter()
@@ -420,6 +420,8 @@ def jackknife(train: Sequence[dict], tagger: Tagger, *, folds: int = JACKKNIFE_F
         list(pool.map(fold, range(folds)))
     result = [o if o is not None else {c: column_values(s, c) for c in ("form",) + TAG_COLUMNS}
               for o, s in zip(out, train)]
+    seconds = time.perf_counter() - t0
+    tagger.meta["jackknife_seconds"] = round(seconds, 3)
     if progress is not None:
-        progress.write(f"tagger: jackknifed training tags ({folds} folds, {time.perf_counter() - t0:.1f} s)\n")
+        progress.write(f"tagger: jackknifed training tags ({folds} folds, {seconds:.1f} s)\n")
     return result

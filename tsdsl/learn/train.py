@@ -7,7 +7,13 @@ the model's own prediction with probability ``explore``, and always update towar
 best-scoring transition of least cost.  Beam training (``beam > 1``) is the global
 structured perceptron with early update (Collins & Roark 2004; Bohnet et al. 2016), its gold
 history guided by the same oracle.  After every epoch the averaged weights parse the
-development set; the best epoch by LAS is kept.  Everything random draws from ``seed``.  With a development set, training stops once
+development set; the best epoch by LAS is kept.  Everything random draws from ``seed``.
+
+Unless ``tagger`` is off, a tagger (:mod:`tsdsl.learn.tagger`) is trained first on the same
+files and saved with the parser.  With ``parser_tags="jackknife"`` (the default) the parser
+then trains on jackknifed tags (:func:`tsdsl.learn.tagger.jackknife`) and its epochs are
+scored on the dev set as the tagger tags it, so that the parser learns from, and is chosen
+on, tags as wrong as those it will be given; ``"gold"`` keeps the files' tags.  With a development set, training stops once
 ``patience`` epochs pass without a better dev LAS (at most ``MAX_EPOCHS``).
 """
 
