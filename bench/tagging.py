@@ -110,7 +110,8 @@ def render(rows: list[dict], args) -> str:
              "Times (tagger training, jackknifing: 4 taggers on 3/4 of the training set each, tagging speed) were "
              "measured on a machine shared with other heavy jobs: read them as upper bounds.",
              "", "| treebank | parser tags | UPOS | XPOS | FEATS | LEMMA | AllTags | UAS gold tags | LAS gold tags | "
-             "UAS predicted | LAS predicted | LAS drop | tagger train s | jackknife s | tag words/s | tagger MB | model MB |",
+             "UAS predicted | LAS predicted | LAS drop | tagger train s | jackknife s | tag words/s | tagger MB | "
+             "model MB |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         a = r["accuracy"]
