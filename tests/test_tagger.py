@@ -231,6 +231,8 @@ def test_a_model_without_tagger_refuses_untagged_input(models, toy, tmp_path):
     assert code == 0 and "warning: FEATS, LEMMA empty in every sentence" in err, err
     code, _, err = cli("parse", models["without"][0], "--text", toy / "dev.conllu")
     assert_refused(code, err, "UPOS is empty", "no tagger")
+    code, _, err = cli("parse", models["without"][0], toy / "dev.conllu", "--retag")
+    assert_refused(code, err, "retag: this model has no tagger")
 
 
 def test_parse_text_file_and_stdin(models, tmp_path, monkeypatch):

@@ -160,6 +160,9 @@ class Parser:
                 ``where`` gives each sentence's (file, line) for the message.
         """
         can = set(self.tagger.columns) if self.tagger is not None else set()
+        if retag and self.tagger is None:
+            raise UsageError("retag: this model has no tagger (it was trained with --no-tagger, or its training "
+                             "file had no tags)")
         if "upos" in self.reads and "upos" not in can:
             empty = [k for k, c in enumerate(columns) if is_empty(column_values(c, "upos"))]
             if empty:
