@@ -124,6 +124,8 @@ def render(rows: list[dict], args) -> str:
                      + (f"{r['jackknife_seconds']:.1f}" if r.get("jackknife_seconds") is not None else "-")
                      + f" | {r['tag_words_per_second']:,} | "
                      f"{r['tagger_bytes'] / 1e6:.1f} | {r['model_bytes'] / 1e6:.1f} |")
+    if getattr(args, "note", None):
+        lines += ["", args.note]
     return "\n".join(lines) + "\n"
 
 
@@ -147,6 +149,7 @@ def main() -> int:
     ap.add_argument("--json")
     ap.add_argument("--data", help=f"the treebanks' directory (default {DATA})")
     ap.add_argument("--merge", nargs="+", metavar="F.json", help="only write --out from these --json files")
+    ap.add_argument("--note", help="a paragraph written below the table")
     args = ap.parse_args()
     if args.merge:
         rerender(args.merge, args.out, args)
