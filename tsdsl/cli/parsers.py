@@ -60,6 +60,13 @@ class Train(Command):
         sp.add_argument("--repair-max-n", type=int, default=7, metavar="N",
                         help="the repair trained instead of a dead-ending spec is verified exhaustively up to "
                              "N words (default 7)")
+        sp.add_argument("--no-tagger", action="store_true",
+                        help="do not train the tagger (UPOS, XPOS, FEATS, lemmas) that `tsdsl parse` uses to fill "
+                             "in empty tag columns; such a model refuses untagged input")
+        sp.add_argument("--parser-tags", choices=("jackknife", "gold"), default="jackknife",
+                        help="the tags the parser trains with: jackknife (default: predicted by taggers trained on "
+                             "the other folds of the training set, as the parser will see them) or gold (the "
+                             "file's); --no-tagger implies gold")
         sp.add_argument("--quiet", action="store_true", help="no progress bar")
         with_set(sp)
 
@@ -71,7 +78,8 @@ class Train(Command):
                                seed=args.seed, nonproj=args.nonproj, hash_bits=args.hash_bits, loss=args.loss,
                                overrides=parse_overrides(args.set), force_oracle=args.force_oracle,
                                repair=not args.no_repair, repair_max_n=args.repair_max_n,
-                               precision=args.precision, prune=args.prune, force=args.force)
+                               precision=args.precision, prune=args.prune, force=args.force,
+                               tagger=not args.no_tagger, parser_tags=args.parser_tags)
         if args.search_budget is not None:
             options.search_budget = args.search_budget
         result = train(args.spec, args.train, args.dev, args.out, options,
@@ -94,17 +102,29 @@ class Train(Command):
         if result.lifted:
             line += f" ({result.lifted} arcs lifted)"
         print(line)
+        if result.tagger:
+            acc = result.tagger.get("dev_accuracy") or {}
+            if result.dev:
+                print("tagger: dev accuracy " + ", ".join(f"{k.upper()} {100 * v:.2f}" for k, v in acc.items()
+                                                          if v is not None))
+            else:
+                print("tagger: " + ", ".join(k.upper() for k in result.tagger.get("columns", ())) + " (no dev set)")
         return 0
 
 
 class Parse(Command):
     name = "parse"
-    help = ("parse a CoNLL-U file with a trained model (only HEAD and DEPREL change; multihead models also "
-            "write DEPS)")
+    help = ("parse a CoNLL-U file (HEAD and DEPREL change; empty tag columns are tagged; multihead models "
+            "also write DEPS) or plain text with a trained model")
 
     def configure(self, sp) -> None:
         sp.add_argument("model", metavar="DIR", help="a model directory written by tsdsl train")
-        sp.add_argument("input", metavar="IN.conllu", nargs="?", default="-", help="default: standard input")
+        sp.add_argument("input", metavar="IN.conllu", nargs="?", default=None, help="default: standard input")
+        sp.add_argument("--text", metavar="FILE", help="read plain text instead, one sentence per line "
+                                                       "('-': standard input), tokenised by the rule of "
+                                                       "docs/learning.md; writes CoNLL-U with # sent_id and # text")
+        sp.add_argument("--retag", action="store_true", help="predict every tag column the model's tagger has, "
+                                                             "replacing the given tags (default: only empty columns)")
         sp.add_argument("-o", "--output", metavar="OUT.conllu", default="-", help="default: standard output")
         sp.add_argument("--beam", type=int, help="beam width (default: the one the model was trained with)")
         sp.add_argument("--nm-log", metavar="FILE.json", help="log every arc a non-monotonic transition "
@@ -118,16 +138,30 @@ class Parse(Command):
         from ..learn.parser import load_parser
         from ..files import write_atomic
 
+        if args.text is not None and args.input is not None:
+            raise UsageError("give either IN.conllu or --text FILE, not both")
         parser = load_parser(args.model)
-        sentences = read_conllu(args.input, require_heads=False, allow_multiple_roots=True)
-        parsed, stats = parser.parse_sentences(sentences, beam=args.beam, log_nonmonotonic=bool(args.nm_log))
+        if args.text is not None:
+            from ..treebank.tokenize import read_text
+
+            sentences = read_text(args.text)
+        else:
+            sentences = read_conllu(args.input or "-", require_heads=False, allow_multiple_roots=True)
+        parsed, stats = parser.parse_sentences(sentences, beam=args.beam, log_nonmonotonic=bool(args.nm_log),
+                                               retag=args.retag)
         write_conllu(args.output, parsed)
+        if stats.missing_columns:
+            names = ", ".join(c.upper() for c in stats.missing_columns)
+            print(f"warning: {names} empty in every sentence and this model has no tagger for it: parsed without "
+                  "(less accurately)", file=sys.stderr)
         if args.nm_log:
             events = [{"sentence": s + 1, "word": w, "old_head": h} for s, w, h in stats.nonmonotonic]
             write_atomic(args.nm_log, json.dumps({"model": str(args.model), "events": events}, indent=1) + "\n")
         if not args.quiet:
             msg = (f"parsed {stats.sentences} sentences, {stats.words} words in {stats.seconds:.2f} s "
                    f"({stats.words_per_second:,.0f} words/s)")
+            if stats.tagged_sentences:
+                msg += f"; tagged {stats.tagged_sentences} sentences"
             if stats.repaired_words:
                 msg += f"; tree fallback re-attached {stats.repaired_words} words in {stats.repaired_sentences} sentences"
             if stats.stuck:

@@ -7,6 +7,7 @@
     DIR/labels.json      labels (in id order) and the label given to words attached to the root
     DIR/weights.npz      the averaged weights that are not zero, sparse and quantised
                          (see tsdsl.learn.weights)
+    DIR/tagger/          the tagger, when one was trained (see tsdsl.learn.tagger)
 
 A directory is written whole into a temporary sibling and renamed into place, so an
 interrupted save leaves any earlier model intact; :func:`check_writable` refuses to replace
@@ -32,6 +33,7 @@ from ..lang import load_system
 from ..errors import TsdslError, UsageError
 from .features import FeatureSet, load_features
 from . import weights as wt
+from .tagger import Tagger, TaggerError
 from ..kernels.codegen import GENERATOR_VERSION
 from .. import ir
 
@@ -61,6 +63,7 @@ class Model:
     stored: Optional[wt.StoredWeights] = None  # the weights as saved (None: saved from ``weights``)
     precision: str = wt.DEFAULT_PRECISION  # how ``save`` stores ``weights`` when ``stored`` is None
     prune: float = 0.0
+    tagger: Optional[Tagger] = None     # predicts empty tag columns before parsing
 
 
 def spec_sources(system: ir.System) -> tuple[dict[str, str], str]:
@@ -108,6 +111,8 @@ def _write_contents(model: Model, d: Path) -> None:
     (d / "features.yaml").write_text(model.features.text, encoding="utf-8")
     (d / "labels.json").write_text(json.dumps({"labels": model.labels, "root_label": model.root_label},
                                               ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    if model.tagger is not None:
+        model.tagger.save(d / "tagger")
     stored = stored_weights(model)
     wt.write(d / WEIGHTS, stored)
     meta = dict(model.meta)
@@ -217,10 +222,16 @@ def load(model_dir: str | Path) -> Model:
             rows, precision = stored.rows.astype(np.int64), stored.precision
     except wt.WeightsError as exc:
         raise ModelError(str(exc)) from None
+    tagger = None
+    if (d / "tagger").is_dir():
+        try:
+            tagger = Tagger.load(d / "tagger")
+        except TaggerError as exc:
+            raise ModelError(str(exc)) from None
     return Model(system=system, spec_files=files, spec_main=main, overrides=overrides, features=features,
                  labels=labels, root_label=str(labels_doc.get("root_label") or "root"), hash_bits=bits,
                  outputs=outputs, weights=weights, meta=meta, live_rows=rows, stored=stored,
-                 precision=precision, prune=float(info.get("prune") or 0.0))
+                 precision=precision, prune=float(info.get("prune") or 0.0), tagger=tagger)
 
 
 def _read_format1(d: Path, C: int, bits: int) -> tuple[np.ndarray, np.ndarray]:

@@ -6,6 +6,11 @@ becomes the root); then pseudo-projective labels are decoded when the model was
 trained with ``--nonproj lift``; whatever is still not a single-rooted tree (fragments
 left by a system that can stop early, several roots) is repaired by
 :func:`tsdsl.treebank.repair.make_tree`, and the number of words it re-attached is counted.
+
+Before parsing, the model's tagger (if it has one, see :mod:`tsdsl.learn.tagger`) fills in
+the tag columns that are empty (``_`` for every word of a sentence), or all of them with
+``retag``.  Without a tagger, input lacking a tag column the parser reads is refused
+(:meth:`Parser.complete_tags`): parsing it would give garbage.
 """
 
 from __future__ import annotations
@@ -24,10 +29,12 @@ from ..kernels import compile_system
 from ..kernels.graphs import parse_graphs
 from ..treebank.projectivize import LIFT_MARK, deprojectivize
 from ..treebank.repair import make_tree
+from ..treebank.tokenize import words_of
 from .data import columns_of, make_batch
 from .engine import Engine
 from .model import Model, ModelError, load
 from .outputs import build_outputs, unit_names
+from .tagger import TAG_COLUMNS, column_values, is_empty
 
 
 UNLABELED_FALLBACK = "dep"
@@ -45,11 +52,41 @@ class ParseStats:
     repaired_words: int = 0        # words re-attached by the tree fallback
     repaired_sentences: int = 0
     seconds: float = 0.0
+    tagged_sentences: int = 0      # sentences whose tag columns the tagger filled in
+    missing_columns: list = field(default_factory=list)  # read by the parser, empty everywhere, not tagged
     nonmonotonic: list = field(default_factory=list)  # (sentence, word, overwritten head)
 
     @property
     def words_per_second(self) -> float:
         return self.words / self.seconds if self.seconds > 0 else 0.0
+
+
+class ParsedSentence(list):
+    """What :meth:`Parser.parse` returns: a list of (head, label) per word (heads in CoNLL-U
+    numbering, 0: the root), which also carries the words (``forms``; for a string, as
+    tokenised) and their tag columns (``lemmas``, ``upos``, ``xpos``, ``feats``: given or
+    predicted)."""
+
+    def __init__(self, pairs, columns: dict):
+        super().__init__(pairs)
+        self.forms = list(columns["form"])
+        self.lemmas = list(columns["lemma"])
+        self.upos = list(columns["upos"])
+        self.xpos = list(columns["xpos"])
+        self.feats = list(columns["feats"])
+
+    def to_conllu(self) -> str:
+        """The sentence as a CoNLL-U block (without comments)."""
+        rows = [f"{k}\t{f}\t{l}\t{u}\t{x}\t{m}\t{h}\t{d}\t_\t_\n" for k, (f, l, u, x, m, (h, d)) in
+                enumerate(zip(self.forms, self.lemmas, self.upos, self.xpos, self.feats, self), start=1)]
+        return "".join(rows) + "\n"
+
+
+def _column_of(attr: str) -> Optional[str]:
+    """The CoNLL-U tag column a token attribute of the feature templates reads, if any."""
+    if attr == "feats" or attr.startswith("feat:"):
+        return "feats"
+    return attr if attr in TAG_COLUMNS else None
 
 
 def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = None) -> Engine:
@@ -63,7 +100,57 @@ def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = N
                   live_rows=model.live_rows if weights is None and not train else None)
 
 
-class Parser:
+class _TagColumns:
+    """What a parser does with the tag columns before parsing (shared by :class:`Parser` and
+    :class:`GraphParser`): fill in the empty ones with the model's tagger, or refuse input
+    whose UPOS is empty when there is none."""
+
+    def _init_tags(self, model: Model) -> None:
+        self.tagger = model.tagger
+        trained = model.meta.get("tag_columns")
+        reads = {_column_of(a) for a in model.features.token_attrs} - {None}
+        self.reads = tuple(c for c in TAG_COLUMNS if c in reads and (trained is None or c in trained))
+        """The tag columns the parser's features read (and training had)."""
+
+    def complete_tags(self, columns: Sequence[dict], *, retag: bool = False,
+                      where: Optional[Sequence[tuple[str, int]]] = None) -> tuple[list[dict], list[set]]:
+        """The sentences (column dicts) with their empty tag columns predicted (all with
+        ``retag``), and per sentence the set of columns predicted.
+
+        Without a tagger for it, a sentence whose UPOS is empty is refused: the parser's
+        features lean on UPOS, and parsing without it gives garbage.  Other columns the
+        parser reads (XPOS, FEATS, LEMMA) are then left as they are; :meth:`missing_columns`
+        names those empty in every sentence.
+
+        Raises:
+            UsageError: UPOS is empty in a sentence and the model has no tagger for it;
+                ``where`` gives each sentence's (file, line) for the message.
+        """
+        can = set(self.tagger.columns) if self.tagger is not None else set()
+        if retag and self.tagger is None:
+            raise UsageError("retag: this model has no tagger (it was trained with --no-tagger, or its training "
+                             "file had no tags)")
+        if "upos" in self.reads and "upos" not in can:
+            empty = [k for k, c in enumerate(columns) if is_empty(column_values(c, "upos"))]
+            if empty:
+                k = empty[0]
+                what = (f"{where[k][0]}:{where[k][1]}: UPOS is empty (_ for every word of the sentence)" if where
+                        else "parse: no UPOS given")
+                raise UsageError(f"{what}, and this model has no tagger to predict it: give tagged input, or "
+                                 "train the model with its tagger (the default of `tsdsl train`)")
+        if self.tagger is None:
+            return [dict(c) for c in columns], [set() for _ in columns]
+        return self.tagger.tag(columns, retag=retag)
+
+    def missing_columns(self, columns: Sequence[dict]) -> list[str]:
+        """The tag columns the parser reads, its tagger cannot predict, and every sentence
+        of ``columns`` leaves empty (parsing goes on without them, less accurately)."""
+        can = set(self.tagger.columns) if self.tagger is not None else set()
+        return [c for c in self.reads if c not in can and columns
+                and all(is_empty(column_values(x, c)) for x in columns)]
+
+
+class Parser(_TagColumns):
     """Parse with a trained model (see :func:`load_parser`)."""
 
     def __init__(self, model: Model, engine: Optional[Engine] = None):
@@ -71,32 +158,55 @@ class Parser:
         self.engine = engine or bind(model)
         self.beam = int(model.meta.get("beam", 1) or 1)
         self.lifted = model.meta.get("nonproj") == "lift"
+        self._init_tags(model)
 
     @property
     def labels(self) -> list[str]:
         return self.model.labels
 
-    def parse(self, words: Sequence[str], upos: Optional[Sequence[str]] = None, *,
+    def parse(self, words: "str | Sequence[str]", upos: Optional[Sequence[str]] = None, *,
               lemmas: Optional[Sequence[str]] = None, xpos: Optional[Sequence[str]] = None,
-              feats: Optional[Sequence[str]] = None) -> list[tuple[int, str]]:
-        """(head, label) per word; heads in CoNLL-U numbering (0: the root)."""
+              feats: Optional[Sequence[str]] = None, retag: bool = False) -> ParsedSentence:
+        """Parse one sentence: a list of words, or a string, tokenised by the rule of
+        :mod:`tsdsl.treebank.tokenize` (never read as a list of characters).  Tag columns
+        not given are predicted by the model's tagger (all of them with ``retag``); a model
+        without a tagger needs the columns its features read (UsageError otherwise).
+        Returns (head, label) per word, with the words and tags (:class:`ParsedSentence`)."""
+        if isinstance(words, str):
+            words = words_of(words)
+        elif isinstance(words, (bytes, bytearray)):
+            raise UsageError("parse: words must be a string or a list of strings, not bytes")
+        words = list(words)
+        if not all(isinstance(w, str) and w for w in words):
+            raise UsageError("parse: every word must be a non-empty string")
         n = len(words)
-        if n == 0:
-            return []
-        cols = {"form": list(words)}
+        cols = {"form": words}
         for name, vals in (("upos", upos), ("lemma", lemmas), ("xpos", xpos), ("feats", feats)):
+            if isinstance(vals, str):
+                raise UsageError(f"parse: {name} must be a list with one value per word, not a string")
             if vals is not None and len(vals) != n:
                 raise UsageError(f"parse: {len(vals)} {name} values for {n} words")
             cols[name] = list(vals) if vals is not None else ["_"] * n
-        heads, labels, _ = self.parse_columns([cols])
-        return list(zip(heads[0], labels[0]))
+        if n == 0:
+            return ParsedSentence([], cols)
+        (done,), _ = self.complete_tags([cols], retag=retag)
+        heads, labels, _ = self.parse_columns([done])
+        return ParsedSentence(zip(heads[0], labels[0]), done)
 
     def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
-                        log_nonmonotonic: bool = False) -> tuple[list[Sentence], ParseStats]:
-        """The sentences with predicted HEAD and DEPREL (nothing else changes)."""
-        heads, labels, stats = self.parse_columns([columns_of(s) for s in sentences], beam=beam,
-                                                  log_nonmonotonic=log_nonmonotonic)
-        out = [s.with_heads(h, l) for s, h, l in zip(sentences, heads, labels)]
+                        log_nonmonotonic: bool = False, retag: bool = False) -> tuple[list[Sentence], ParseStats]:
+        """The sentences with predicted HEAD and DEPREL, and the tag columns the tagger
+        predicted (see :meth:`complete_tags`); nothing else changes."""
+        columns, predicted = self.complete_tags([columns_of(s) for s in sentences], retag=retag,
+                                                where=[(s.file, s.line) for s in sentences])
+        heads, labels, stats = self.parse_columns(columns, beam=beam, log_nonmonotonic=log_nonmonotonic)
+        stats.missing_columns = self.missing_columns(columns)
+        out = []
+        for s, c, p, h, l in zip(sentences, columns, predicted, heads, labels):
+            if p:
+                s = s.with_columns({name: c[name] for name in TAG_COLUMNS if name in p})
+            out.append(s.with_heads(h, l))
+        stats.tagged_sentences = sum(1 for p in predicted if p)
         return out, stats
 
     def parse_columns(self, columns, *, beam: Optional[int] = None, log_nonmonotonic: bool = False):
@@ -145,7 +255,7 @@ ROOT_LABEL = "root"
 """The label of a multihead model's root arcs in the tree read from a graph."""
 
 
-class GraphParser:
+class GraphParser(_TagColumns):
     """Parse with a trained multihead model (see :mod:`tsdsl.learn.graphs`): the predicted
     graph goes to DEPS; HEAD and DEPREL get a tree read from it, so that the output stays valid
     CoNLL-U: each word's first arc (the first the parser built; its label's first step before
@@ -156,6 +266,7 @@ class GraphParser:
     def __init__(self, model: Model, engine: Optional[Engine] = None):
         self.model = model
         self.engine = engine or bind(model)
+        self._init_tags(model)
 
     @property
     def labels(self) -> list[str]:
@@ -209,14 +320,18 @@ class GraphParser:
         return self.predict([cols])[0][0][0]
 
     def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
-                        log_nonmonotonic: bool = False) -> tuple[list[Sentence], ParseStats]:
+                        log_nonmonotonic: bool = False, retag: bool = False) -> tuple[list[Sentence], ParseStats]:
         """The sentences with the predicted graph in DEPS and the tree read from it in HEAD
-        and DEPREL; empty-node lines dropped; nothing else changes."""
+        and DEPREL; empty-node lines dropped; nothing else changes.  Input whose UPOS is
+        empty is refused (multihead models are trained without a tagger)."""
         if beam is not None and beam > 1:
             raise UsageError("multihead models parse greedily (--beam 1)")
         if log_nonmonotonic:
             raise UsageError("--nm-log is for single-head models")
-        pred, stats = self.predict([columns_of(s) for s in sentences])
+        columns, _ = self.complete_tags([columns_of(s) for s in sentences], retag=retag,
+                                        where=[(s.file, s.line) for s in sentences])
+        pred, stats = self.predict(columns)
+        stats.missing_columns = self.missing_columns(columns)
         return [with_graph(s, g, h, l) for s, (g, h, l) in zip(sentences, pred)], stats
 
 

@@ -7,7 +7,13 @@ the model's own prediction with probability ``explore``, and always update towar
 best-scoring transition of least cost.  Beam training (``beam > 1``) is the global
 structured perceptron with early update (Collins & Roark 2004; Bohnet et al. 2016), its gold
 history guided by the same oracle.  After every epoch the averaged weights parse the
-development set; the best epoch by LAS is kept.  Everything random draws from ``seed``.  With a development set, training stops once
+development set; the best epoch by LAS is kept.  Everything random draws from ``seed``.
+
+Unless ``tagger`` is off, a tagger (:mod:`tsdsl.learn.tagger`) is trained first on the same
+files and saved with the parser.  With ``parser_tags="jackknife"`` (the default) the parser
+then trains on jackknifed tags (:func:`tsdsl.learn.tagger.jackknife`) and its epochs are
+scored on the dev set as the tagger tags it, so that the parser learns from, and is chosen
+on, tags as wrong as those it will be given; ``"gold"`` keeps the files' tags.  With a development set, training stops once
 ``patience`` epochs pass without a better dev LAS (at most ``MAX_EPOCHS``).
 """
 
@@ -41,6 +47,7 @@ from .progress import Progress
 from .repaired import RepairUse, use_repair
 from ..verify.repair import VERIFY_N
 from .weights import DEFAULT_PRECISION, PRECISIONS, WeightsError, store, expand
+from .tagger import columns_present, jackknife, train_tagger
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
 MAX_EPOCHS = 30
@@ -80,6 +87,8 @@ class TrainOptions:
     force_oracle: bool = False            # train with a declared oracle that fails the check
     repair: bool = True                   # a spec with dead ends trains its verified guard repair
     repair_max_n: int = VERIFY_N          # ... verified exhaustively up to this sentence length
+    tagger: bool = True                   # also train a tagger for the tag columns (tsdsl.learn.tagger)
+    parser_tags: str = "jackknife"        # the parser's training tags: "jackknife" (predicted) or "gold"
 
     def check(self) -> None:
         if self.epochs is not None and self.epochs < 1:
@@ -96,6 +105,8 @@ class TrainOptions:
             raise UsageError("--beam must be at least 1")
         if self.nonproj not in ("lift", "skip"):
             raise UsageError(f"--nonproj must be lift or skip, not {self.nonproj!r}")
+        if self.parser_tags not in ("jackknife", "gold"):
+            raise UsageError(f"--parser-tags must be jackknife or gold, not {self.parser_tags!r}")
         if not 12 <= self.hash_bits <= 26:
             raise UsageError("--hash-bits must lie in 12..26")
         if self.repair_max_n < 1:
@@ -120,6 +131,8 @@ class TrainResult:
     repair_note: str = ""     # the spec dead-ends: what training did about it
     repaired: bool = False    # the spec's verified guard repair trained instead of the spec
     graphs: bool = False      # a multihead system trained on enhanced graphs (DEPS)
+    tagger: Optional[dict] = None   # the tagger's summary (dev accuracy per column), if one was trained
+    dev: bool = False               # whether a development set scored the epochs
 
 
 def _trees(sentences: list[Sentence]):
@@ -322,7 +335,17 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     root_label = root_counts.most_common(1)[0][0] if root_counts else "root"
     outputs = build_outputs(system, unit_names(kernel), labels)
     label_ids = {l: k for k, l in enumerate(labels)}
-    batch = make_batch([columns_of(train_sents[k]) for k in keep], features.token_attrs, trees, label_ids)
+    train_columns = [columns_of(s) for s in train_sents]
+    dev_columns = [columns_of(s) for s in dev_sents]
+    tagger = None
+    parser_tags = "gold"
+    if options.tagger:
+        tagger = train_tagger(train_columns, dev_columns, seed=options.seed, progress=progress)
+    if tagger is not None and options.parser_tags == "jackknife":
+        parser_tags = "jackknife"
+        train_columns = jackknife(train_columns, tagger, seed=options.seed, progress=progress)
+        dev_columns = tagger.tag(dev_columns, retag=True)[0]
+    batch = make_batch([train_columns[k] for k in keep], features.token_attrs, trees, label_ids)
 
     choice = choose_oracle(kernel, batch, options)
     oracle, loss_index = choice.kind, choice.loss_index
@@ -348,7 +371,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                      + (" (cached)" if searched.cached else ""))
         progress.write(line + "\n")
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
-    meta = {"args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
+    meta = {"tag_columns": list(columns_present([columns_of(s) for s in train_sents])), "parser_tags": parser_tags,
+            "tagger": tagger.meta if tagger is not None else None,
+            "args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
             "nonproj": options.nonproj if system.produces in PROJECTIVE_CLASSES else None, "beam": options.beam,
             "loss": list(kernel.gen.losses[loss_index]) if loss_index >= 0 else None, "oracle": oracle,
             "oracle_reproduced": choice.reproduced, "oracle_note": choice.note,
@@ -361,9 +386,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     model = Model(system=system, spec_files=spec_files, spec_main=spec_main,
                   overrides=dict(options.overrides or {}), features=features, labels=labels,
                   root_label=root_label, hash_bits=options.hash_bits, outputs=outputs.names,
-                  weights=engine.W, meta=meta, precision=options.precision, prune=options.prune)
+                  weights=engine.W, meta=meta, precision=options.precision, prune=options.prune,
+                  tagger=tagger)
 
-    dev_columns = [columns_of(s) for s in dev_sents]
     dev_gold = [(s.heads, s.deprels) for s in dev_sents]
     rng = np.random.default_rng(options.seed)
     history: list[dict] = []
@@ -441,4 +466,5 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     out = save(model, out_dir, force=options.force)
     not_derived = 0 if searched is None else batch.sentences - len(searched.derived)
     return TrainResult(out, best_epoch, history, time.perf_counter() - t_start, len(trees) - not_derived, skipped,
-                       lifted, not_derived, oracle, repair.note, repair.repaired)
+                       lifted, not_derived, oracle, repair.note, repair.repaired,
+                       tagger=tagger.meta if tagger is not None else None, dev=bool(dev_sents))

@@ -218,6 +218,36 @@ class Sentence:
             words.append(Word(w.id, fields, w.line))
         return Sentence(tuple(lines), tuple(words), self.word_index, self.file, self.line)
 
+    def with_columns(self, columns: dict[str, Sequence[str]]) -> "Sentence":
+        """A copy in which the named columns of the word lines (``lemma``, ``upos``, ``xpos``,
+        ``feats``: the tagger's) take new values; nothing else changes.
+
+        Raises:
+            UsageError: an unknown column, wrong lengths, or a value that would break the
+                format (empty, or containing a tab, a newline or, except in LEMMA, a space).
+        """
+        index = {"lemma": 2, "upos": 3, "xpos": 4, "feats": 5}
+        n = self.n
+        for name, values in columns.items():
+            if name not in index:
+                raise UsageError(f"with_columns: unknown column {name!r}")
+            if len(values) != n:
+                raise UsageError(f"with_columns: {len(values)} {name} values for a sentence of {n} words")
+            for w, v in zip(self.words, values):
+                if not isinstance(v, str) or not v or any(c in v for c in "\t\n\r") or (name != "lemma" and " " in v):
+                    raise UsageError(f"with_columns: {name} {v!r} of word {w.id} cannot be written in CoNLL-U")
+        lines = list(self.lines)
+        words = []
+        for k, (w, li) in enumerate(zip(self.words, self.word_index)):
+            fields = list(w.fields)
+            for name, values in columns.items():
+                fields[index[name]] = values[k]
+            raw = lines[li]
+            end = "\r\n" if raw.endswith("\r\n") else ("\n" if raw.endswith("\n") else "")
+            lines[li] = ("\ufeff" if raw.startswith("\ufeff") else "") + "\t".join(fields) + end
+            words.append(Word(w.id, tuple(fields), w.line))
+        return Sentence(tuple(lines), tuple(words), self.word_index, self.file, self.line)
+
     def with_tree(self, tree: Tree) -> "Sentence":
         """:meth:`with_heads` from a parser output (its heads and labels)."""
         return self.with_heads(tree.heads, tree.labels)

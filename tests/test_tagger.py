@@ -1,0 +1,277 @@
+"""The tagger (tsdsl.learn.tagger) and parsing untagged input and plain text.
+
+The tagger is trained on the generated treebank of test_learn (its words are unambiguous
+for UPOS and lemma; FEATS of determiners follow their noun, which a left-to-right tagger
+cannot see, so FEATS is only checked against a floor).  Models are trained once per module
+by ``tsdsl train`` in a child process, as in test_learn.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from test_learn import (FAST, SYSTEMS, assert_refused, cli, cli_subprocess, conllu_text,
+                        generate_treebank)
+from tsdsl.errors import UsageError
+from tsdsl.learn import load_parser
+from tsdsl.learn.data import columns_of
+from tsdsl.learn.lemmas import apply_script, lemma_script
+from tsdsl.learn.model import ModelError
+from tsdsl.learn.tagfeatures import shape
+from tsdsl.learn.tagger import Tagger, TaggerError, jackknife, train_tagger
+from tsdsl.treebank.conllu import parse_conllu, read_conllu
+from tsdsl.treebank.evaluate import evaluate
+from tsdsl.treebank.tokenize import words_of
+
+TAGS = ("lemma", "upos", "xpos", "feats")
+
+
+def emptied(sentences):
+    return [s.with_columns({c: ["_"] * s.n for c in TAGS}) for s in sentences]
+
+
+def accuracy(pred, gold, column):
+    pairs = [(p, g) for a, b in zip(pred, gold) for p, g in zip(getattr(a, column), getattr(b, column))]
+    return sum(p == g for p, g in pairs) / len(pairs)
+
+
+# ---- pieces ---------------------------------------------------------------------------
+
+
+@given(st.text(max_size=12), st.text(max_size=12))
+def test_a_lemma_script_rebuilds_the_lemma(form, lemma):
+    assert apply_script(form, lemma_script(form, lemma)) == lemma
+
+
+def test_lemma_scripts_generalise():
+    script = lemma_script("Studies", "study")
+    assert apply_script("Flies", script) == "fly"
+    assert apply_script("running", lemma_script("running", "run")) == "run"
+    assert apply_script("cat", lemma_script("Studies", "study")) is None
+
+
+@pytest.mark.parametrize("form, expected", [("Table", "Xxxx"), ("12.5", "dd.d"), ("iPhone", "xXxxx"),
+                                            ("ΑΘΗΝΑ", "XXX"), ("---", "---"), ("U.S.", "X.X.")])
+def test_shape(form, expected):
+    assert shape(form) == expected
+
+
+# ---- the tagger in process ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tagger")
+    text = {"train": conllu_text(generate_treebank(300, seed=1), prefix="t", decorate=True),
+            "dev": conllu_text(generate_treebank(60, seed=2), prefix="d", decorate=True)}
+    for k, v in text.items():
+        (d / f"{k}.conllu").write_text(v, encoding="utf-8")
+    return d
+
+
+@pytest.fixture(scope="module")
+def tagger(toy):
+    train = [columns_of(s) for s in read_conllu(toy / "train.conllu")]
+    dev = [columns_of(s) for s in read_conllu(toy / "dev.conllu")]
+    return train_tagger(train, dev, hash_bits=16, epochs=4)
+
+
+def test_tagger_learns_the_toy_columns(tagger, toy):
+    assert set(tagger.columns) == {"upos", "xpos", "feats", "lemma"}
+    gold = read_conllu(toy / "dev.conllu")
+    out, todo = tagger.tag([{"form": s.forms} for s in gold])
+    assert all(t == {"upos", "xpos", "feats", "lemma"} for t in todo)
+    pred = [parse_conllu(s.with_columns({c: o[c] for c in TAGS}).to_text())[0] for s, o in zip(gold, out)]
+    assert accuracy(pred, gold, "upos") > 0.97
+    assert accuracy(pred, gold, "xpos") > 0.97
+    assert accuracy(pred, gold, "lemmas") > 0.97
+    assert accuracy(pred, gold, "feats") > 0.6
+    assert tagger.meta["dev_accuracy"]["upos"] > 0.97
+
+
+def test_only_empty_columns_are_predicted(tagger):
+    words = ["the", "dog", "sleeps", "."]
+    given_upos = ["X", "X", "X", "X"]  # wrong on purpose: kept unless retag
+    (out,), (todo,) = tagger.tag([{"form": words, "upos": given_upos}])
+    assert out["upos"] == given_upos and "upos" not in todo and {"feats", "lemma", "xpos"} <= todo
+    (out,), (todo,) = tagger.tag([{"form": words, "upos": given_upos}], retag=True)
+    assert out["upos"] == ["DET", "NOUN", "VERB", "PUNCT"] and "upos" in todo
+
+
+@given(st.lists(st.lists(st.sampled_from(["the", "dog", "sees", "a", "red", "cat", ".", "she", "runs", "Zork"]),
+                         min_size=1, max_size=8), min_size=1, max_size=5))
+def test_a_sentence_is_tagged_the_same_alone_or_in_a_batch(tagger, batch):
+    together, _ = tagger.tag([{"form": s} for s in batch])
+    alone = [tagger.tag([{"form": s}])[0][0] for s in batch]
+    assert together == alone
+
+
+def test_save_and_load_give_the_same_tags(tagger, tmp_path):
+    tagger.save(tmp_path / "t")
+    again = Tagger.load(tmp_path / "t")
+    sents = [{"form": ["a", "small", "cat", "runs", "!"]}, {"form": ["they", "like", "Zork", "."]}]
+    assert again.tag(sents) == tagger.tag(sents)
+    assert sum(f.stat().st_size for f in (tmp_path / "t").iterdir()) < 2_000_000
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "format"])
+def test_a_damaged_tagger_is_refused(tagger, tmp_path, damage):
+    d = tmp_path / "t"
+    tagger.save(d)
+    if damage == "missing":
+        (d / "upos.weights.npy").unlink()
+    elif damage == "truncated":
+        (d / "feats.rows.npy").write_bytes((d / "feats.rows.npy").read_bytes()[:40])
+    else:
+        doc = json.loads((d / "tagger.json").read_text())
+        doc["format"] = 99
+        (d / "tagger.json").write_text(json.dumps(doc))
+    with pytest.raises(TaggerError, match=str(d)):
+        Tagger.load(d)
+
+
+def test_jackknife_tags_every_sentence_the_same_whatever_the_threads(tagger, toy, monkeypatch):
+    gold = [columns_of(s) for s in read_conllu(toy / "train.conllu")][:120]
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    one = jackknife(gold, tagger, folds=3)
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    assert jackknife(gold, tagger, folds=3) == one
+    assert [s["form"] for s in one] == [list(s["form"]) for s in gold]
+    pairs = [(p, g) for s, t in zip(one, gold) for p, g in zip(s["upos"], t["upos"])]
+    assert sum(p == g for p, g in pairs) / len(pairs) > 0.95
+    # held-out predictions, not the gold columns copied: determiners' FEATS are guessed
+    assert any(s["feats"] != list(t["feats"]) for s, t in zip(one, gold))
+
+
+def test_no_tag_column_trains_no_tagger():
+    assert train_tagger([{"form": ["a", "b"], "upos": ["_", "_"], "feats": ["_", "_"]}]) is None
+
+
+# ---- tsdsl train / parse --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def models(toy):
+    """The toy treebank's arc-eager model with its tagger, and one trained --no-tagger."""
+    out = {}
+    for name, extra in (("with", ()), ("without", ("--no-tagger",))):
+        target = toy / f"model-{name}"
+        code, stdout, err = cli_subprocess("train", SYSTEMS / "arc-eager.ts", "--train", toy / "train.conllu",
+                                           "--dev", toy / "dev.conllu", "--out", target, *FAST, *extra)
+        assert code == 0, err[-3000:]
+        out[name] = (target, stdout)
+    return out
+
+
+def test_train_reports_and_stores_the_tagger(models):
+    target, stdout = models["with"]
+    assert stdout.splitlines()[1].startswith("tagger: dev accuracy UPOS ")
+    meta = json.loads((target / "model.json").read_text())
+    assert meta["tag_columns"] == ["upos", "xpos", "feats", "lemma"]
+    assert meta["parser_tags"] == "jackknife"
+    assert meta["tagger"]["dev_accuracy"]["upos"] > 0.97
+    assert (target / "tagger" / "tagger.json").is_file()
+    target, stdout = models["without"]
+    assert len(stdout.splitlines()) == 1 and not (target / "tagger").exists()
+    assert json.loads((target / "model.json").read_text())["tagger"] is None
+    assert json.loads((target / "model.json").read_text())["parser_tags"] == "gold"
+
+
+def test_parse_untagged_input_predicts_tags_and_stays_close_to_gold(models, toy, tmp_path):
+    gold = read_conllu(toy / "dev.conllu")
+    (tmp_path / "untagged.conllu").write_text("".join(s.to_text() for s in emptied(gold)), encoding="utf-8")
+    code, _, err = cli("parse", models["with"][0], tmp_path / "untagged.conllu", "-o", tmp_path / "p.conllu")
+    assert code == 0, err
+    assert f"tagged {len(gold)} sentences" in err
+    code, _, err = cli("parse", models["with"][0], toy / "dev.conllu", "-o", tmp_path / "g.conllu")
+    assert "tagged" not in err
+    pred, with_gold = read_conllu(tmp_path / "p.conllu"), read_conllu(tmp_path / "g.conllu")
+    assert accuracy(pred, gold, "upos") > 0.97
+    assert [s.upos for s in with_gold] == [s.upos for s in gold]  # gold columns kept
+    assert [s.feats for s in with_gold] == [s.feats for s in gold]
+    las_pred, las_gold = evaluate(gold, pred).las.score, evaluate(gold, with_gold).las.score
+    assert las_gold - las_pred < 0.05, (las_gold, las_pred)
+
+
+def test_retag_replaces_given_tags(models, toy, tmp_path):
+    gold = read_conllu(toy / "dev.conllu")
+    wrong = [s.with_columns({"upos": ["X"] * s.n}) for s in gold]
+    (tmp_path / "wrong.conllu").write_text("".join(s.to_text() for s in wrong), encoding="utf-8")
+    code, _, err = cli("parse", models["with"][0], tmp_path / "wrong.conllu", "-o", tmp_path / "kept.conllu")
+    assert code == 0, err
+    assert all(set(s.upos) == {"X"} for s in read_conllu(tmp_path / "kept.conllu"))
+    code, _, err = cli("parse", models["with"][0], tmp_path / "wrong.conllu", "-o", tmp_path / "re.conllu", "--retag")
+    assert code == 0, err
+    assert accuracy(read_conllu(tmp_path / "re.conllu"), gold, "upos") > 0.97
+
+
+def test_a_model_without_tagger_refuses_untagged_input(models, toy, tmp_path):
+    gold = read_conllu(toy / "dev.conllu")
+    mixed = gold[:3] + emptied(gold[3:4]) + gold[4:]
+    path = tmp_path / "mixed.conllu"
+    path.write_text("".join(s.to_text() for s in mixed), encoding="utf-8")
+    out = tmp_path / "never.conllu"
+    code, _, err = cli("parse", models["without"][0], path, "-o", out)
+    assert_refused(code, err, f"{path}:{mixed[3].line}:", "UPOS is empty", "no tagger")
+    assert not out.exists()
+    parser = load_parser(models["without"][0])
+    with pytest.raises(UsageError, match="no UPOS given"):
+        parser.parse(["the", "dog", "sleeps", "."])
+    assert len(parser.parse(["the", "dog", "sleeps", "."], upos=["DET", "NOUN", "VERB", "PUNCT"])) == 4
+    # UPOS given, FEATS and LEMMA empty everywhere: parsed, with a warning
+    only_upos = [s.with_columns({"feats": ["_"] * s.n, "lemma": ["_"] * s.n}) for s in gold]
+    path.write_text("".join(s.to_text() for s in only_upos), encoding="utf-8")
+    code, _, err = cli("parse", models["without"][0], path, "-o", out)
+    assert code == 0 and "warning: FEATS, LEMMA empty in every sentence" in err, err
+    code, _, err = cli("parse", models["without"][0], "--text", toy / "dev.conllu")
+    assert_refused(code, err, "UPOS is empty", "no tagger")
+    code, _, err = cli("parse", models["without"][0], toy / "dev.conllu", "--retag")
+    assert_refused(code, err, "retag: this model has no tagger")
+
+
+def test_parse_text_file_and_stdin(models, tmp_path, monkeypatch):
+    import io
+
+    text = "the big dog sees a cat.\n\nshe runs!\n"
+    (tmp_path / "in.txt").write_text(text, encoding="utf-8")
+    code, _, err = cli("parse", models["with"][0], "--text", tmp_path / "in.txt", "-o", tmp_path / "out.conllu")
+    assert code == 0, err
+    got = read_conllu(tmp_path / "out.conllu")
+    assert [(s.sent_id, s.text) for s in got] == [("1", "the big dog sees a cat."), ("2", "she runs!")]
+    assert got[0].forms == ("the", "big", "dog", "sees", "a", "cat", ".")
+    assert got[0].upos == ("DET", "ADJ", "NOUN", "VERB", "DET", "NOUN", "PUNCT")
+    assert got[0].words[5].misc == "SpaceAfter=No"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8"))))
+    code, out, err = cli("parse", models["with"][0], "--text", "-", "--quiet")
+    assert code == 0, err
+    assert out == (tmp_path / "out.conllu").read_text(encoding="utf-8")
+    code, _, err = cli("parse", models["with"][0], tmp_path / "in.txt", "--text", tmp_path / "in.txt")
+    assert_refused(code, err, "not both")
+
+
+def test_python_api_takes_a_string_or_words(models):
+    parser = load_parser(models["with"][0])
+    by_text = parser.parse("the big dog sees a cat.")
+    by_words = parser.parse(words_of("the big dog sees a cat."))
+    assert by_text == by_words and len(by_text) == 7
+    assert by_text.forms == ["the", "big", "dog", "sees", "a", "cat", "."]
+    assert by_text.upos == ["DET", "ADJ", "NOUN", "VERB", "DET", "NOUN", "PUNCT"]
+    assert len(parser.parse("dog")) == 1  # a string is never a list of characters
+    assert parser.parse("") == [] and parser.parse("   ") == []
+    assert by_text.to_conllu().splitlines()[2].split("\t")[:4] == ["3", "dog", "dog", "NOUN"]
+    with pytest.raises(UsageError, match="not a string"):
+        parser.parse(["the", "dog"], upos="DET NOUN")
+
+
+def test_a_model_with_a_damaged_tagger_is_refused(models, tmp_path):
+    copy = tmp_path / "m"
+    shutil.copytree(models["with"][0], copy)
+    (copy / "tagger" / "tagger.json").write_text("{", encoding="utf-8")
+    with pytest.raises(ModelError, match="tagger"):
+        load_parser(copy)

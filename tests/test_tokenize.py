@@ -1,0 +1,75 @@
+"""Plain text to words (tsdsl.treebank.tokenize): the documented rule, and that no character
+is lost, changed or split off a word it belongs to."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, strategies as st
+
+from tsdsl.errors import UsageError
+from tsdsl.treebank.conllu import parse_conllu
+from tsdsl.treebank.tokenize import read_text, text_sentence, tokenize, words_of
+
+texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60)
+sentences = st.lists(st.sampled_from(["The", "man", "didn't", "arrive", ",", "3.5", "U.S.", "e.g.", "«σπίτι»",
+                                      "Γιάννη", "नमस्ते", "well-known", "o'clock", "...", "?!", "John’s", "(",
+                                      ")", "$", "10:30"]), max_size=12).map(" ".join)
+
+
+@given(texts)
+def test_no_character_is_lost_or_changed(text):
+    words = words_of(text)
+    assert "".join(words) == "".join(text.split())
+    assert all(w and not any(c.isspace() for c in w) for w in words)
+
+
+@given(texts)
+def test_space_after_rebuilds_the_text(text):
+    rebuilt = "".join(w + (" " if space else "") for w, space in tokenize(text)).rstrip(" ")
+    assert rebuilt == " ".join(text.split())
+
+
+@pytest.mark.parametrize("text, words", [
+    ("The man didn't arrive, did he?!", ["The", "man", "did", "n't", "arrive", ",", "did", "he", "?", "!"]),
+    ("I can't. We're here; it's John’s.", ["I", "ca", "n't", ".", "We", "'re", "here", ";", "it", "'s", "John",
+                                          "’s", "."]),
+    ("U.S. prices rose 3.5% to $1,000 at 10:30 (e.g. today)...",
+     ["U.S.", "prices", "rose", "3.5", "%", "to", "$", "1,000", "at", "10:30", "(", "e.g.", "today", ")", "..."]),
+    ("Mr. Smith's well-known o'clock rock-n-roll", ["Mr", ".", "Smith", "'s", "well-known", "o'clock",
+                                                    "rock-n-roll"]),
+    ("Το «σπίτι» του Γιάννη, στο χωριό.", ["Το", "«", "σπίτι", "»", "του", "Γιάννη", ",", "στο", "χωριό", "."]),
+    ("नमस्ते दुनिया।", ["नमस्ते", "दुनिया", "।"]),         # combining marks stay inside words
+    ("e\u0301te\u0301 -- end", ["e\u0301te\u0301", "--", "end"]),
+    ("a-", ["a", "-"]), ("-a", ["-", "a"]), ("'s", ["'", "s"]), ("3.", ["3", "."]),
+])
+def test_the_documented_rule(text, words):
+    assert words_of(text) == words
+
+
+@given(sentences)
+def test_a_text_sentence_is_valid_conllu(text):
+    s = text_sentence(text, sent_id="7")
+    if not text.split():
+        assert s is None
+        return
+    (back,) = parse_conllu(s.to_text(), require_heads=False)
+    assert back.forms == tuple(words_of(text))
+    assert back.sent_id == "7" and back.text == " ".join(text.split())
+    assert all(w.fields[2:9] == ("_",) * 7 for w in back.words)
+
+
+def test_read_text_numbers_sentences_and_keeps_lines(tmp_path):
+    p = tmp_path / "in.txt"
+    p.write_text("First one.\n\n  \nSecond , here\n", encoding="utf-8")
+    got = read_text(str(p))
+    assert [s.sent_id for s in got] == ["1", "2"]
+    assert [s.line for s in got] == [1, 4]
+    assert got[1].forms == ("Second", ",", "here")
+    assert got[0].words[0].fields[9] == "_" and got[0].words[1].fields[9] == "SpaceAfter=No"
+
+
+def test_read_text_refuses_bad_utf8_naming_the_line(tmp_path):
+    p = tmp_path / "bad.txt"
+    p.write_bytes(b"fine\nstill fine\nbad \xff here\n")
+    with pytest.raises(UsageError, match=r"bad\.txt:3: invalid UTF-8"):
+        read_text(str(p))

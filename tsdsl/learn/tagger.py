@@ -1,0 +1,427 @@
+"""A tagger for the columns the parser reads: UPOS, XPOS, FEATS and lemmas.
+
+One averaged perceptron per column (Collins 2002), greedy left to right, over hashed
+features (:mod:`tsdsl.learn.tagfeatures`): the weight of a feature for a class sits in a
+flat table of ``2**hash_bits`` floats at the hash of the pair, so the table's size does not
+depend on the number of classes.  The hot loop is the fixed Cython module
+``tsdsl/kernels/tagger.pyx``.
+
+Columns are tagged in the order UPOS, XPOS, FEATS, lemma; the later ones read the UPOS of
+the word and its neighbours (gold in training, the given or predicted one when tagging) and
+score only the classes seen with that UPOS in training: XPOS tags and FEATS strings (one
+class per full FEATS string, as UDPipe 1), lemma edit scripts (:mod:`tsdsl.learn.lemmas`)
+that apply to the form.  A (form, UPOS) pair seen in training takes its most frequent
+training lemma; only other words use the lemma classifier.
+
+Each column trains for at most ``MAX_EPOCHS`` epochs over the training sentences in a
+random order (``seed``); with a development set, the epoch with the best dev accuracy is
+kept and training stops after ``PATIENCE`` epochs without a better one.
+
+Stored in ``MODEL/tagger/``: ``tagger.json`` (classes, candidate sets, dev accuracies),
+``COLUMN.rows.npy`` (int32) and ``COLUMN.weights.npy`` (float16), the table's non-zero
+entries, ``lemmas.json`` (the (form, UPOS) -> lemma lexicon) and ``ambiguity.json`` (the
+ambiguity classes of :mod:`tsdsl.learn.tagfeatures`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence, TextIO
+
+import numpy as np
+
+from ..errors import UsageError
+from .lemmas import ScriptIndex, apply_script, identity_script, lemma_script, script_parts
+from .tagfeatures import FEATURES_VERSION, Layout, ambiguity_classes, token_features
+
+TAG_COLUMNS = ("upos", "xpos", "feats", "lemma")
+"""The columns a tagger can predict, in the order they are tagged."""
+HASH_BITS = 20
+MAX_EPOCHS = 12
+PATIENCE = 3
+FORMAT = 2
+EMPTY = "_"
+_KEY = "\x1f"
+
+
+class TaggerError(UsageError):
+    """A stored tagger that cannot be read."""
+
+
+def _kernel():
+    from ..kernels.fixed import fixed_module
+
+    return fixed_module("tagger")
+
+
+def column_values(cols: dict, name: str) -> list[str]:
+    """A sentence's values of one column (``_`` for each word where the column is missing)."""
+    vals = cols.get(name)
+    return list(vals) if vals is not None else [EMPTY] * len(cols["form"])
+
+
+def is_empty(values: Sequence[str]) -> bool:
+    """Whether a sentence's column is empty: ``_`` for every word."""
+    return all(v == EMPTY for v in values)
+
+
+def columns_present(sentences: Sequence[dict]) -> tuple[str, ...]:
+    """The tag columns that hold a value other than ``_`` somewhere in ``sentences``."""
+    return tuple(c for c in TAG_COLUMNS
+                 if any(not is_empty(column_values(s, c)) for s in sentences))
+
+
+@dataclass
+class ColumnModel:
+    """One column's classifier: classes, candidate sets, averaged weights."""
+
+    name: str
+    classes: list[str]
+    weights: np.ndarray                        # float32 [2**hash_bits]
+    sets: dict[str, list[int]] = field(default_factory=dict)   # UPOS -> class ids (xpos, feats)
+    script_pairs: list[tuple[str, int]] = field(default_factory=list)  # lemma: (UPOS, script) seen
+    lexicon: dict[str, str] = field(default_factory=dict)      # lemma: "form\x1fUPOS" -> lemma
+    info: dict = field(default_factory=dict)   # dev accuracy, epochs
+
+    def __post_init__(self):
+        self.index = {c: k for k, c in enumerate(self.classes)}
+        self.scripts = ScriptIndex(self.classes, self.script_pairs) if self.name == "lemma" else None
+
+    def gold_ids(self, values: Sequence[str], forms: Sequence[str]) -> np.ndarray:
+        """Class ids of gold values (-1: unknown, or ``_`` where it is not a value)."""
+        if self.name == "lemma":
+            values = [lemma_script(f, v) if v != EMPTY else None for f, v in zip(forms, values)]
+        bad = EMPTY if self.name in ("upos", "lemma") else None  # ``_`` is a value of XPOS and FEATS
+        return np.fromiter((self.index.get(v, -1) if v is not None and v != bad else -1 for v in values),
+                           dtype=np.int32, count=len(values))
+
+    def candidate_sets(self, forms: Sequence[str], upos: Optional[Sequence[str]]):
+        """Per token, the id of its candidate set; and the sets as CSR (offsets, class ids)."""
+        keys: dict[tuple, int] = {}
+        items: list[tuple[int, ...]] = []
+
+        def set_id(key, make) -> int:
+            k = keys.get(key)
+            if k is None:
+                k = keys[key] = len(items)
+                items.append(make() or (self.index[identity_script()],) if self.name == "lemma" else make())
+            return k
+
+        everything = tuple(range(len(self.classes)))
+        if self.name == "upos" or upos is None or not self.sets and self.name != "lemma":
+            cset = np.zeros(len(forms), dtype=np.int32)
+            items = [everything]
+        elif self.name == "lemma":
+            cset = np.fromiter((set_id((f, u), lambda f=f, u=u: self.scripts.candidates(f, u))
+                                for f, u in zip(forms, upos)), dtype=np.int32, count=len(forms))
+        else:
+            cset = np.fromiter((set_id(u, lambda u=u: tuple(self.sets.get(u, everything))) for u in upos),
+                               dtype=np.int32, count=len(forms))
+        off = np.zeros(len(items) + 1, dtype=np.int32)
+        np.cumsum([len(x) for x in items], out=off[1:])
+        flat = np.fromiter((c for x in items for c in x), dtype=np.int32, count=int(off[-1]))
+        return cset, off, flat
+
+    def predict(self, layout: Layout, feats: np.ndarray, forms: Sequence[str],
+                upos: Optional[Sequence[str]], weights: Optional[np.ndarray] = None, sets=None) -> list[str]:
+        """The column's values for every token of ``layout`` (flat)."""
+        ids = self.run(layout, feats, forms, upos, weights, sets=sets)
+        if self.name != "lemma":
+            return [self.classes[k] for k in ids.tolist()]
+        out = []
+        for f, u, k in zip(forms, upos if upos is not None else [EMPTY] * len(forms), ids.tolist()):
+            known = self.lexicon.get(f + _KEY + u) or self.lexicon.get(f.lower() + _KEY + u)
+            out.append(known if known is not None else (apply_script(f, self.classes[k]) or f))
+        return out
+
+    def run(self, layout, feats, forms, upos, weights=None, *, gold=None, state=None, order=None,
+            sets=None) -> np.ndarray:
+        """The kernel over every sentence (``order``): predicted class ids; with ``gold`` and
+        ``state`` (W, U, touched, clock), one training epoch that updates ``state``.
+        ``sets``: :meth:`candidate_sets` of ``forms`` and ``upos``, if already made."""
+        cset, off, flat = sets if sets is not None else self.candidate_sets(forms, upos)
+        pred = np.zeros(layout.size, dtype=np.int32)
+        if order is None:
+            order = np.arange(len(layout.offsets) - 1, dtype=np.int32)
+        mod = _kernel()
+        if state is None:
+            W = self.weights if weights is None else weights
+            mod.run(feats, layout.word_hash(), layout.offsets, order, cset, off, flat,
+                    np.full(layout.size, -1, dtype=np.int32), W, np.zeros(1), np.zeros(1, np.uint8), 0, False, pred)
+        else:
+            state["clock"], state["mistakes"], _ = mod.run(
+                feats, layout.word_hash(), layout.offsets, order, cset, off, flat, gold, state["W"], state["U"],
+                state["touched"], state["clock"], True, pred)
+        return pred
+
+
+def _flat(sentences: Sequence[dict], name: str) -> list[str]:
+    return [v for s in sentences for v in column_values(s, name)]
+
+
+def _accuracy(pred: Sequence[str], gold: Sequence[str], name: str) -> Optional[float]:
+    pairs = [(p, g) for p, g in zip(pred, gold) if name in ("xpos", "feats") or g != EMPTY]
+    return sum(p == g for p, g in pairs) / len(pairs) if pairs else None
+
+
+@dataclass
+class Tagger:
+    """Classifiers for some of :data:`TAG_COLUMNS` (see the module docstring)."""
+
+    columns: dict[str, ColumnModel]
+    hash_bits: int = HASH_BITS
+    meta: dict = field(default_factory=dict)
+    ambiguity: Optional[dict[str, str]] = None   # lowercase form -> UPOS tags seen (tagfeatures)
+
+    def tag(self, sentences: Sequence[dict], *, retag: bool = False) -> tuple[list[dict], list[set]]:
+        """Fill in the empty columns of each sentence (every column with ``retag``).
+
+        Args:
+            sentences: column dicts (``form``; ``lemma``, ``upos``, ``xpos``, ``feats`` optional).
+        Returns:
+            new column dicts, and for each sentence the set of columns that were predicted.
+        """
+        out = [{c: column_values(s, c) for c in ("form",) + TAG_COLUMNS} for s in sentences]
+        todo = [{c for c in self.columns if retag or is_empty(s[c])} for s in out]
+        if not any(todo):
+            return out, todo
+        layout = Layout([s["form"] for s in out])
+        forms = _flat(out, "form")
+        cache: dict[bool, np.ndarray] = {}
+        upos = _flat(out, "upos") if "upos" in self.columns or not is_empty(_flat(out, "upos")) else None
+        for name in TAG_COLUMNS:
+            if name not in self.columns or not any(name in t for t in todo):
+                continue
+            col = self.columns[name]
+            key = bool(col.info.get("uses_upos"))
+            if key not in cache:  # the features of XPOS, FEATS and lemma are the same
+                cache[key] = token_features(layout, upos if key else None, self.ambiguity)
+            feats = cache[key]
+            pred = col.predict(layout, feats, forms, upos if col.info.get("uses_upos") else None)
+            for k, (s, t) in enumerate(zip(out, todo)):
+                if name in t:
+                    a, b = int(layout.offsets[k]), int(layout.offsets[k + 1])
+                    s[name] = pred[a:b]
+            if name == "upos":
+                upos = _flat(out, "upos")
+                cache.pop(True, None)
+        return out, todo
+
+    # ---- storage -----------------------------------------------------------------------
+    def save(self, directory: Path) -> None:
+        """Write the tagger into ``directory`` (which must not exist)."""
+        directory.mkdir()
+        doc = {"format": FORMAT, "features": FEATURES_VERSION, "hash_bits": self.hash_bits, "meta": self.meta,
+               "ambiguity": self.ambiguity is not None, "columns": {}}
+        for name, col in self.columns.items():
+            rows = np.flatnonzero(col.weights).astype(np.int32)
+            np.save(directory / f"{name}.rows.npy", rows, allow_pickle=False)
+            np.save(directory / f"{name}.weights.npy", col.weights[rows].astype(np.float16), allow_pickle=False)
+            doc["columns"][name] = {"classes": col.classes, "sets": col.sets,
+                                    "script_pairs": [list(p) for p in col.script_pairs], "info": col.info}
+            if name == "lemma":
+                (directory / "lemmas.json").write_text(json.dumps(col.lexicon, ensure_ascii=False, indent=0,
+                                                                  sort_keys=True) + "\n", encoding="utf-8")
+        if self.ambiguity is not None:
+            (directory / "ambiguity.json").write_text(json.dumps(self.ambiguity, ensure_ascii=False, indent=0,
+                                                                 sort_keys=True) + "\n", encoding="utf-8")
+        (directory / "tagger.json").write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, directory: Path) -> "Tagger":
+        """Read a tagger written by :meth:`save`; a damaged one raises :class:`TaggerError`."""
+        path = directory / "tagger.json"
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if doc.get("format") != FORMAT or doc.get("features") != FEATURES_VERSION:
+                raise TaggerError(f"{path}: tagger format {doc.get('format')!r} with features "
+                                  f"{doc.get('features')!r}; this tsdsl reads format {FORMAT}, {FEATURES_VERSION}: "
+                                  "retrain the model")
+            bits = int(doc["hash_bits"])
+            columns = {}
+            for name, c in doc["columns"].items():
+                if name not in TAG_COLUMNS:
+                    raise TaggerError(f"{path}: unknown column {name!r}")
+                rows = np.load(directory / f"{name}.rows.npy", allow_pickle=False)
+                vals = np.load(directory / f"{name}.weights.npy", allow_pickle=False)
+                if rows.dtype != np.int32 or vals.dtype != np.float16 or rows.shape != vals.shape or \
+                        (len(rows) and (rows.min() < 0 or rows.max() >= (1 << bits))):
+                    raise TaggerError(f"{directory}: {name}.rows.npy/{name}.weights.npy do not fit {bits} hash bits")
+                weights = np.zeros(1 << bits, dtype=np.float32)
+                weights[rows] = vals
+                lexicon = {}
+                if name == "lemma":
+                    lexicon = json.loads((directory / "lemmas.json").read_text(encoding="utf-8"))
+                columns[name] = ColumnModel(name, list(c["classes"]), weights, dict(c.get("sets") or {}),
+                                            [(u, int(k)) for u, k in c.get("script_pairs") or []], lexicon,
+                                            dict(c.get("info") or {}))
+            ambiguity = None
+            if doc.get("ambiguity"):
+                ambiguity = json.loads((directory / "ambiguity.json").read_text(encoding="utf-8"))
+                if not isinstance(ambiguity, dict):
+                    raise TaggerError(f"{directory / 'ambiguity.json'}: expected a JSON object")
+        except TaggerError:
+            raise
+        except FileNotFoundError as exc:
+            raise TaggerError(f"{directory}: the tagger is incomplete ({Path(exc.filename).name} is missing)") from None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise TaggerError(f"{directory}: cannot read the tagger ({exc})") from None
+        return cls(columns, bits, dict(doc.get("meta") or {}), ambiguity)
+
+
+# ---- training -------------------------------------------------------------------------
+
+
+def _new_column(name: str, train: Sequence[dict], upos: Optional[list[str]]) -> ColumnModel:
+    forms, values = _flat(train, "form"), _flat(train, name)
+    if name == "lemma":
+        scripts = [lemma_script(f, v) for f, v in zip(forms, values) if v != EMPTY]
+        classes = sorted(set(scripts) | {identity_script()}, key=script_parts)  # by (case, removed, added)
+        index = {c: k for k, c in enumerate(classes)}
+        us = upos or [EMPTY] * len(forms)
+        pairs = sorted({(u, index[lemma_script(f, v)]) for f, v, u in zip(forms, values, us) if v != EMPTY})
+        seen: dict[str, Counter] = defaultdict(Counter)
+        for f, v, u in zip(forms, values, us):
+            if v != EMPTY:
+                seen[f + _KEY + u][v] += 1
+        lexicon = {k: c.most_common(1)[0][0] for k, c in seen.items()}
+        return ColumnModel(name, classes, np.zeros(0, np.float32), script_pairs=pairs, lexicon=lexicon,
+                           info={"uses_upos": upos is not None})
+    classes = sorted({v for v in values if v != EMPTY or name in ("xpos", "feats")})
+    sets: dict[str, list[int]] = {}
+    if name != "upos" and upos is not None:
+        index = {c: k for k, c in enumerate(classes)}
+        by: dict[str, set] = defaultdict(set)
+        for u, v in zip(upos, values):
+            if v in index:
+                by[u].add(index[v])
+        sets = {u: sorted(ids) for u, ids in sorted(by.items())}
+    return ColumnModel(name, classes, np.zeros(0, np.float32), sets=sets,
+                       info={"uses_upos": upos is not None and name != "upos"})
+
+
+def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: int = HASH_BITS,
+                 epochs: "int | dict[str, int]" = MAX_EPOCHS, seed: int = 1,
+                 progress: Optional[TextIO] = None) -> Optional[Tagger]:
+    """Train a classifier for each tag column present in ``train`` (column dicts); None
+    when there is none.  ``epochs``: at most this many (per column, if a dict).  Dev
+    accuracies are of the whole pipeline (predicted UPOS feeding the later columns)."""
+    present = columns_present(train)
+    if not present:
+        return None
+    t_start = time.perf_counter()
+    mod = _kernel()
+    rng = np.random.default_rng(seed)
+    tr_layout = Layout([s["form"] for s in train])
+    dv_layout = Layout([s["form"] for s in dev]) if dev else None
+    tr_forms, dv_forms = _flat(train, "form"), _flat(dev, "form")
+    gold_upos = _flat(train, "upos") if "upos" in present else None
+    dev_upos = _flat(dev, "upos") if gold_upos is not None and dev else None
+    cache: dict[bool, tuple] = {}
+    ambiguity = ambiguity_classes(train) if gold_upos is not None else None
+    columns: dict[str, ColumnModel] = {}
+    for name in present:
+        t0 = time.perf_counter()
+        col = _new_column(name, train, gold_upos)
+        uses = gold_upos if col.info["uses_upos"] else None
+        key = uses is not None
+        if key not in cache:  # the features of XPOS, FEATS and lemma are the same
+            cache[key] = (token_features(tr_layout, uses, ambiguity),
+                          token_features(dv_layout, dev_upos if key else None, ambiguity) if dev else None)
+        f_tr, f_dv = cache[key]
+        gold = col.gold_ids(_flat(train, name), tr_forms)
+        state = {"W": np.zeros(1 << hash_bits, np.float32), "U": np.zeros(1 << hash_bits, np.float64),
+                 "touched": np.zeros(1 << hash_bits, np.uint8), "clock": 0, "mistakes": 0}
+        dev_gold = _flat(dev, name)
+        dev_ids = col.gold_ids(dev_gold, dv_forms)
+        counted = np.fromiter((name in ("xpos", "feats") or g != EMPTY for g in dev_gold), dtype=bool,
+                              count=len(dev_gold))
+        sets_tr = col.candidate_sets(tr_forms, uses)
+        sets_dv = col.candidate_sets(dv_forms, dev_upos if uses is not None else None) if dev else None
+        best, best_w, best_epoch, history = -1.0, None, 0, []
+        S = len(tr_layout.offsets) - 1
+        for epoch in range(1, (epochs.get(name, MAX_EPOCHS) if isinstance(epochs, dict) else epochs) + 1):
+            order = rng.permutation(S).astype(np.int32)
+            col.run(tr_layout, f_tr, tr_forms, uses, gold=gold, state=state, order=order, sets=sets_tr)
+            avg = np.empty(1 << hash_bits, np.float32)
+            mod.average(state["W"], state["U"], state["touched"], state["clock"], avg)
+            record = {"epoch": epoch, "train_errors": int(state["mistakes"])}
+            score = float(epoch)
+            if dev and counted.any():  # the classifier's accuracy (lemma: without the lexicon)
+                ids = col.run(dv_layout, f_dv, dv_forms, dev_upos if uses is not None else None, avg, sets=sets_dv)
+                acc = float(np.mean((ids == dev_ids)[counted]))
+                record["dev_accuracy"] = acc
+                score = acc
+            history.append(record)
+            if score > best:
+                best, best_w, best_epoch = score, avg, epoch
+            if dev and epoch - best_epoch >= PATIENCE:
+                break
+        col.weights = best_w.astype(np.float16).astype(np.float32)  # as stored
+        col.info.update(best_epoch=best_epoch, epochs=history, classes=len(col.classes),
+                        seconds=round(time.perf_counter() - t0, 3))
+        if dev:
+            pred = col.predict(dv_layout, f_dv, dv_forms, dev_upos if uses is not None else None, sets=sets_dv)
+            col.info["dev_accuracy"] = _accuracy(pred, dev_gold, name)
+            if name == "upos":
+                dev_upos = pred
+                cache.pop(True, None)
+        columns[name] = col
+        if progress is not None:
+            acc = col.info.get("dev_accuracy")
+            progress.write(f"tagger {name}: {len(col.classes)} classes, best epoch {best_epoch} of {len(history)}"
+                           + (f", dev accuracy {100 * acc:.2f}" if acc is not None else "")
+                           + f" ({col.info['seconds']:.1f} s)\n")
+    tagger = Tagger(columns, hash_bits, ambiguity=ambiguity)
+    tagger.meta = {"best_epochs": {n: c.info["best_epoch"] for n, c in columns.items()},
+                   "columns": list(columns), "train_seconds": round(time.perf_counter() - t_start, 3),
+                   "dev_accuracy": {n: c.info.get("dev_accuracy") for n, c in columns.items()}}
+    return tagger
+
+
+JACKKNIFE_FOLDS = 4
+"""Folds of :func:`jackknife`: the parser's training tags come from taggers trained on the
+other three quarters (fewer folds cost less time; the tags get a little worse than the
+full tagger's, which errs on the side of robustness)."""
+
+
+def jackknife(train: Sequence[dict], tagger: Tagger, *, folds: int = JACKKNIFE_FOLDS, seed: int = 1,
+              progress: Optional[TextIO] = None) -> list[dict]:
+    """The training sentences with every tag column the tagger has replaced by the
+    prediction of a tagger that did not see them (Collins & Koo 2005; Chen & Manning 2014
+    train parsers this way): sentence k goes to fold k mod ``folds``; each fold's tagger
+    trains on the others for the number of epochs ``tagger`` kept per column.  The result
+    does not depend on the number of threads.  The time taken goes into ``tagger.meta``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    t0 = time.perf_counter()
+    out: list[Optional[dict]] = [None] * len(train)
+    epochs = dict(tagger.meta.get("best_epochs") or {})
+
+    def fold(f: int) -> None:
+        held = [k for k in range(len(train)) if k % folds == f]
+        rest = [train[k] for k in range(len(train)) if k % folds != f]
+        if not held or not rest:
+            return
+        part = train_tagger(rest, (), hash_bits=tagger.hash_bits, epochs=epochs, seed=seed + f)
+        if part is None:
+            return
+        tagged, _ = part.tag([train[k] for k in held], retag=True)
+        for k, cols in zip(held, tagged):
+            out[k] = cols
+
+    # the kernel runs without the GIL: folds train side by side on the machine's cores
+    with ThreadPoolExecutor(max_workers=max(1, min(folds, os.cpu_count() or 1))) as pool:
+        list(pool.map(fold, range(folds)))
+    result = [o if o is not None else {c: column_values(s, c) for c in ("form",) + TAG_COLUMNS}
+              for o, s in zip(out, train)]
+    seconds = time.perf_counter() - t0
+    tagger.meta["jackknife_seconds"] = round(seconds, 3)
+    if progress is not None:
+        progress.write(f"tagger: jackknifed training tags ({folds} folds, {seconds:.1f} s)\n")
+    return result

@@ -1,0 +1,139 @@
+"""Plain text to words, and text files to CoNLL-U sentences (``tsdsl parse --text``).
+
+The rule (documented in docs/learning.md, "Plain text"), the same for every language:
+
+1. The text is split at whitespace.
+2. Each piece is cut, left to right, into
+   - abbreviations: two or more single letters each followed by a period (``e.g.``, ``U.S.``);
+   - words: runs of letters, marks, digits and connector punctuation (Unicode categories L*,
+     M*, N*, Pc), which may hold a hyphen or an apostrophe (``-``, ``'``, ``’``) between two
+     such characters (``well-known``, ``o'clock``), or ``.``, ``,``, ``:``, ``/`` between two
+     digits (``3.5``, ``1,000``, ``10:30``);
+   - anything else one character at a time, a run of the same character kept together
+     (``...``, ``--``, ``?!`` is two tokens).
+3. The English clitics ``n't 's 're 've 'll 'd 'm`` (with ``'`` or ``’``) are split off the
+   end of a word, as the UD English treebanks do: ``don't`` -> ``do n't``, ``can't`` ->
+   ``ca n't``, ``John's`` -> ``John 's``.  Nothing else is split: contractions of other
+   languages (Greek ``στο`` = ``σε`` + ``το``, French ``du``, ``l'homme``) stay one word,
+   and a period after a word is its own token (``Mr.`` -> ``Mr`` ``.``).
+
+Words keep their characters exactly (no normalisation), so they can be found in ``# text``;
+a word followed directly by the next one gets ``SpaceAfter=No`` in MISC.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Optional
+
+from .conllu import Sentence, Word
+
+_ABBREV = re.compile(r"(?:[^\W\d_]\.){2,}")
+_CLITIC = re.compile(r"(?i)(.+?)(n['’]t|['’](?:s|re|ve|ll|d|m))\Z")
+_INNER = "-'’"
+_NUMERIC_INNER = ".,:/"
+
+
+def _wordish(ch: str) -> bool:
+    cat = unicodedata.category(ch)
+    return cat[0] in "LMN" or cat == "Pc"
+
+
+def _split_piece(piece: str) -> list[str]:
+    out: list[str] = []
+    i, n = 0, len(piece)
+    while i < n:
+        m = _ABBREV.match(piece, i)
+        if m and (m.end() == n or not _wordish(piece[m.end()])):
+            out.append(m.group())
+            i = m.end()
+            continue
+        ch = piece[i]
+        j = i + 1
+        if _wordish(ch):
+            while j < n:
+                c = piece[j]
+                if _wordish(c):
+                    j += 1
+                elif j + 1 < n and _wordish(piece[j + 1]) and (
+                        c in _INNER or (c in _NUMERIC_INNER and piece[j - 1].isdigit() and piece[j + 1].isdigit())):
+                    j += 2
+                else:
+                    break
+            word = piece[i:j]
+            m = _CLITIC.match(word)
+            out.extend(m.groups() if m else (word,))
+        else:
+            while j < n and piece[j] == ch:
+                j += 1
+            out.append(piece[i:j])
+        i = j
+    return out
+
+
+def tokenize(text: str) -> list[tuple[str, bool]]:
+    """The words of ``text`` by the module's rule, each with whether a space follows it."""
+    out: list[tuple[str, bool]] = []
+    for m in re.finditer(r"\S+", text):
+        parts = _split_piece(m.group())
+        out.extend((p, False) for p in parts)
+        if out:
+            out[-1] = (out[-1][0], True)
+    if out:
+        out[-1] = (out[-1][0], True)
+    return out
+
+
+def words_of(text: str) -> list[str]:
+    """Just the words of ``text`` (see :func:`tokenize`)."""
+    return [w for w, _ in tokenize(text)]
+
+
+def text_sentence(text: str, *, sent_id: Optional[str] = None, file: str = "<string>",
+                  line: int = 1) -> Optional[Sentence]:
+    """One sentence of plain text as a CoNLL-U sentence without tags or heads (every column
+    but ID, FORM and MISC is ``_``), with ``# sent_id`` and ``# text``; None if it has no word."""
+    text = " ".join(text.split())
+    words = tokenize(text)
+    if not words:
+        return None
+    lines = ([f"# sent_id = {sent_id}\n"] if sent_id is not None else []) + [f"# text = {text}\n"]
+    first = len(lines)
+    items = []
+    for k, (form, space) in enumerate(words, start=1):
+        fields = (str(k), form, "_", "_", "_", "_", "_", "_", "_", "_" if space else "SpaceAfter=No")
+        lines.append("\t".join(fields) + "\n")
+        items.append(Word(k, fields, line))
+    lines.append("\n")
+    return Sentence(tuple(lines), tuple(items), tuple(range(first, first + len(items))), file, line)
+
+
+def read_text(path: str) -> list[Sentence]:
+    """A plain-text file ("-": standard input), one sentence per line (blank lines skipped),
+    as CoNLL-U sentences numbered 1, 2, ... in ``# sent_id``.
+
+    Raises:
+        UsageError: the file is not UTF-8 (naming the line).
+        OSError: it cannot be read.
+    """
+    import sys
+
+    from ..errors import UsageError
+
+    if path == "-":
+        data, name = sys.stdin.buffer.read(), "<stdin>"
+    else:
+        with open(path, "rb") as fh:
+            data, name = fh.read(), path
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UsageError(f"{name}:{line}: invalid UTF-8 (byte 0x{data[exc.start]:02x})") from None
+    out: list[Sentence] = []
+    for lineno, raw in enumerate(text.lstrip("\ufeff").split("\n"), start=1):
+        s = text_sentence(raw, sent_id=str(len(out) + 1), file=name, line=lineno)
+        if s is not None:
+            out.append(s)
+    return out
