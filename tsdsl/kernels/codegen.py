@@ -35,7 +35,7 @@ GENERATOR_VERSION = "2"
 __all__ = ["GENERATOR_VERSION", "Generated", "KernelGen", "comment", "generate"]
 
 
-INCLUDES = ("_runtime.pxi", "_api.pxi", "_learn.pxi", "_beam.pxi", "_search.pxi")
+INCLUDES = ("_runtime.pxi", "_api.pxi", "_learn.pxi", "_beam.pxi", "_search.pxi", "_explore.pxi")
 """Shared Cython, the same for every spec, that generated kernels ``include``."""
 
 
@@ -164,6 +164,7 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
         self.emit('include "_api.pxi"  # the Python-facing API and batch operations')
         self.emit('include "_learn.pxi"  # features, scoring, perceptron, greedy and beam search')
         self.emit('include "_search.pxi"  # the static oracle by search')
+        self.emit('include "_explore.pxi"  # exhaustive exploration for the verifier')
         source = "\n".join(self.out).rstrip() + "\n"
         includes = include_files()
         digest = hashlib.sha256("\0".join([source, *(t for _, t in includes)]).encode("utf-8")).hexdigest()
