@@ -9,6 +9,7 @@ from typing import Optional
 from ..errors import UsageError
 from ..lang import load_system
 from ..verify.coverage import DEFAULT_BUDGET as COVERAGE_BUDGET
+from ..verify.coverage import REACH_BUDGET
 from .base import Command, parse_overrides, with_set
 
 
@@ -18,12 +19,14 @@ class Verify(Command):
 
     def configure(self, sp) -> None:
         sp.add_argument("specs", nargs="+")
-        sp.add_argument("--max-n", type=int, default=6, help="exhaustive up to this sentence length (default 6)")
+        sp.add_argument("--max-n", type=int, default=7, help="exhaustive up to this sentence length (default 7)")
         sp.add_argument("--random-max-n", type=int, default=30, help="random checks up to this length (default 30)")
         sp.add_argument("--examples", type=int, default=50, help="Hypothesis examples per random check (default 50)")
         sp.add_argument("--budget", type=int, default=5000,
                         help="configurations one derivation search may expand before 'undecided' (default 5000)")
         sp.add_argument("--json", action="store_true")
+        sp.add_argument("--interpreted", action="store_true",
+                        help="explore and search in the interpreter only (default: the compiled kernel)")
         sp.add_argument("--report", metavar="FILE.md", help="also write the Markdown verdict table to FILE.md")
         with_set(sp)
 
@@ -37,7 +40,7 @@ class Verify(Command):
             system = load_system(path, parse_overrides(args.set))
             claims[system.source_file] = system.claim
             v = verify_system(system, max_n=args.max_n, random_max_n=args.random_max_n, examples=args.examples,
-                              search_budget=args.budget)
+                              search_budget=args.budget, compiled=None if args.interpreted else kernel_of(system))
             verdicts.append(v)
             if not args.json:
                 print(render_verdict(v), flush=True)
@@ -49,6 +52,22 @@ class Verify(Command):
             command = "tsdsl verify --report " + args.report + " " + " ".join(args.specs)
             write_atomic(args.report, render_markdown(verdicts, claims, command))
         return 0 if all(v.ok for v in verdicts) or args.report else 1
+
+
+def kernel_of(system):
+    """The compiled kernel of ``system`` for the searches, or None (with a note on stderr) when
+    it cannot be built here: the interpreter then gives the same answers, more slowly."""
+    from ..errors import KernelBuildError
+    from ..kernels import compile_system
+
+    if system.multihead:
+        return None
+    try:
+        return compile_system(system)
+    except KernelBuildError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "build failed"
+        print(f"note: {system.name}: no compiled kernel ({first}); searching in the interpreter", file=sys.stderr)
+        return None
 
 
 class Coverage(Command):
@@ -65,6 +84,11 @@ class Coverage(Command):
         sp.add_argument("--limit", type=int, metavar="N", help="only the first N sentences")
         sp.add_argument("--max-len", type=int, metavar="N", help="skip (and count) sentences longer than N words")
         sp.add_argument("--progress", action="store_true", help="print each sentence's verdict to stderr")
+        sp.add_argument("--interpreted", action="store_true",
+                        help="search in the interpreter only (default: the compiled kernel)")
+        sp.add_argument("--reach-budget", type=_budget, default=REACH_BUDGET,
+                        help="configurations the exact-loss search may expand to count the non-projective arcs "
+                             f"reached in a non-derivable sentence (default {REACH_BUDGET}; inf for no limit)")
         with_set(sp)
 
     def run(self, args) -> int:
@@ -83,7 +107,8 @@ class Coverage(Command):
                   flush=True)
 
         report = coverage(system, sentences, budget=args.budget, max_len=args.max_len, file=args.file,
-                          progress=progress if args.progress else None)
+                          progress=progress if args.progress else None,
+                          compiled=None if args.interpreted else kernel_of(system), reach_budget=args.reach_budget)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.render_text())
         return 0
 

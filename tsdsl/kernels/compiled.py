@@ -379,7 +379,7 @@ class CompiledSystem:
         return sorted(range(len(actions)), key=lambda k: (rank(actions[k]), k))
 
     def derive(self, heads, labels: Optional[Sequence[Sequence[int]]] = None, n_labels: int = 0, *,
-               budget: int = 100_000, order="canonical") -> Derivations:
+               budget: int = 100_000, order="canonical", strict: bool = False) -> Derivations:
         """The canonical derivation of every gold tree, by search (GIL released): at each step
         the first action, in ``order``, from which the gold tree is still derivable; arcs
         labeled with the gold labels.  ``budget`` bounds the configurations expanded per
@@ -387,7 +387,9 @@ class CompiledSystem:
 
         ``heads`` as for :meth:`oracle_pass` (gold head sequences or a packed treebank).
         ``order``: ``"canonical"`` (:meth:`canonical_order`: arcs first, input last; the search
-        then rarely backtracks), ``"spec"`` (the spec's order), or action ids.
+        then rarely backtracks), ``"spec"`` (the spec's order), or action ids.  ``strict``: only
+        derivations that never build a wrong arc (in a non-monotonic system a tree that is not
+        found this way may still be derivable).
         """
         if order == "canonical":
             order = self.canonical_order()
@@ -409,7 +411,8 @@ class CompiledSystem:
             try:
                 T, overflow = self.module.derive(tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None,
                                                  int(budget), acts, labs, cap, starts, status, table, nact,
-                                                 None if order is None else np.asarray(order, dtype=np.int32))
+                                                 None if order is None else np.asarray(order, dtype=np.int32),
+                                                 bool(strict))
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             if not overflow:
