@@ -63,7 +63,7 @@ def kernel_of(system):
     if system.multihead:
         return None
     try:
-        return compile_system(system)
+        return compile_system(system, fallback=False)
     except KernelBuildError as exc:
         first = str(exc).splitlines()[0] if str(exc) else "build failed"
         print(f"note: {system.name}: no compiled kernel ({first}); searching in the interpreter", file=sys.stderr)
@@ -86,9 +86,10 @@ class Coverage(Command):
         sp.add_argument("--progress", action="store_true", help="print each sentence's verdict to stderr")
         sp.add_argument("--interpreted", action="store_true",
                         help="search in the interpreter only (default: the compiled kernel)")
-        sp.add_argument("--reach-budget", type=_budget, default=REACH_BUDGET,
+        sp.add_argument("--reach-budget", type=_reach_budget, default=REACH_BUDGET,
                         help="configurations the exact-loss search may expand to count the non-projective arcs "
-                             f"reached in a non-derivable sentence (default {REACH_BUDGET}; inf for no limit)")
+                             f"reached in a non-derivable sentence (default {REACH_BUDGET}; inf for no limit; "
+                             "0: do not count them)")
         with_set(sp)
 
     def run(self, args) -> int:
@@ -193,6 +194,10 @@ class DeriveOracle(Command):
               f"{derived.configurations} configurations of up to {args.max_n} words: {verdict}")
         print(derived.block, end="")
         return 0
+
+
+def _reach_budget(text: str) -> Optional[int]:
+    return 0 if text.strip() == "0" else _budget(text)
 
 
 def _budget(text: str) -> Optional[int]:

@@ -196,7 +196,8 @@ def coverage(system: ir.System, sentences: Iterable, *, budget: Optional[int] = 
         compiled: the system's compiled kernel (``tsdsl.kernels.compile_system(system)``),
             for the compiled search; None: the interpreter's search only.
         reach_budget: configurations the exact-loss search may expand per non-derivable
-            sentence to count the non-projective arcs reached (None: ``budget``).
+            sentence to count the non-projective arcs reached (None: ``budget``; 0: they
+            are not counted, and reported undecided).
 
     Raises:
         UsageError: a sentence has a word without a gold head.
@@ -275,7 +276,10 @@ def _one(it: Interpreter, heads: tuple[int, ...], budget: Optional[int], index: 
     if verdict.status == DERIVABLE:
         verdict.reached_arcs = len(nonproj)
     elif verdict.status == NOT_DERIVABLE:
-        verdict.reached_arcs = _reached(it, heads, nonproj, reach_budget) if nonproj else 0
+        if not nonproj:
+            verdict.reached_arcs = 0
+        elif reach_budget != 0:  # 0: not counted (the arcs are then reported undecided)
+            verdict.reached_arcs = _reached(it, heads, nonproj, reach_budget)
     elif not nonproj:
         verdict.reached_arcs = 0
     verdict.seconds = time.perf_counter() - t0
