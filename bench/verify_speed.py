@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data" / "ud"
+DATA = next((p / "shared" / "data" / "ud" for p in (ROOT.parent, ROOT.parent.parent)
+             if (p / "shared" / "data" / "ud").is_dir()), ROOT.parent / "shared" / "data" / "ud")
 
 # arc-standard + SWAP without its `i < j` guard: SWAP, SWAP, ... loops (issue 13).
 LOOPING_SWAP = """\
