@@ -102,7 +102,7 @@ class LossSearch:
     def lower_bound(self, c: Config) -> int:
         """Errors no continuation can undo (reduced tokens; every arc when monotonic)."""
         if c.multi is not None:
-            return 0
+            return self._multi_lower_bound(c)
         present = self.reach.positions(c)
         bound = 0
         root = c.root
@@ -123,6 +123,29 @@ class LossSearch:
                 continue  # the finally rule (or being the last headless word) makes it the root
             if not self.reach.reachable(c, root if g == 0 else g, d, present):
                 bound += 1
+        return bound
+
+    def _multi_lower_bound(self, c: Config) -> int:
+        """Multihead: words whose head set can no longer become exactly {gold head}: a wrong
+        arc (monotonic systems), or the word, or its gold head, gone from every list."""
+        present = self.reach.positions(c)
+        root = c.root
+        bound = 0
+        for d in range(1, self.n + 1):
+            g = self.gold[d - 1]
+            hs = {0 if h == root else h for h in c.multi[d]}
+            if hs == {g}:
+                continue
+            if self._attach and not hs and g == 0:
+                continue  # the end-of-parse rule may still attach it to the root
+            if self.monotonic and hs - {g}:
+                bound += 1
+            elif d not in present:
+                bound += 1
+            elif g not in hs:
+                gt = root if g == 0 else g
+                if gt is not None and gt >= 0 and gt not in present:
+                    bound += 1
         return bound
 
     def _order_key(self, c: Config, lb: int, action: str) -> tuple:
