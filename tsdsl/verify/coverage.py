@@ -92,7 +92,7 @@ class CoverageReport:
     projective: int = 0
     derivable: int = 0
     not_derivable: int = 0
-    not_derivable_by_proof: int = 0  # of not_derivable: decided by the crossing-arcs proof
+    not_derivable_by_proof: int = 0  # of not_derivable: decided by proof from the spec
     undecided: int = 0
     nonprojective_arcs: int = 0
     nonprojective_arcs_reached: int = 0
@@ -144,7 +144,7 @@ class CoverageReport:
             f"projective:           {self.projective} / {n} ({pct(self.projective_share)})",
             f"derivable:            {self.derivable} / {n} ({pct(self.nps_share)})",
             f"not derivable:        {self.not_derivable}"
-            + (f" ({self.not_derivable_by_proof} by the crossing-arcs proof, the rest by search)"
+            + (f" ({self.not_derivable_by_proof} by proof from the spec, the rest by search)"
                if self.not_derivable_by_proof else ""),
             f"undecided:            {self.undecided} (budget {budget} configurations per sentence)",
         ]
