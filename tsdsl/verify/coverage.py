@@ -246,7 +246,8 @@ def decide(it: Interpreter, heads: Sequence[int], budget: Optional[int], compile
     if why is not None:
         return NOT_DERIVABLE, why
     if compiled is not None:
-        return _compiled_search(it.system, compiled, list(heads), budget), None
+        limit = None if budget is None else COMPILED_FACTOR * budget
+        return compiled_search(it.system, compiled, list(heads), limit), None
     try:
         path = find_derivation(it, heads, budget=budget)
     except BudgetExceeded:
@@ -254,14 +255,14 @@ def decide(it: Interpreter, heads: Sequence[int], budget: Optional[int], compile
     return (DERIVABLE if path is not None else NOT_DERIVABLE), None
 
 
-def _compiled_search(system: ir.System, compiled, heads: list, budget: Optional[int]) -> str:
-    """The compiled search, by steps (all of it within ``COMPILED_FACTOR * budget`` expansions
-    per step): derivations without a wrong arc, found by trying the actions in the kernel's
+def compiled_search(system: ir.System, compiled, heads: list, limit: Optional[int]) -> str:
+    """DERIVABLE, NOT_DERIVABLE or UNDECIDED by the compiled search, in steps of at most
+    ``limit`` expanded configurations (None: no limit): derivations without a wrong arc, found by trying the actions in the kernel's
     canonical order and then with the actions that build no arc in the reverse order, each
     with a hundredth of the budget (a derivable tree is almost always found this way, quickly),
     then in the canonical order with the whole budget; for a non-monotonic system, where the
     restriction proves nothing, a last search over every derivation."""
-    limit = (2 ** 62) if budget is None else COMPILED_FACTOR * budget
+    limit = (2 ** 62) if limit is None else limit
     canonical = compiled.canonical_order()
     orders: list = ["canonical"]
     if canonical is not None:

@@ -20,6 +20,7 @@ from .. import ir
 from ..interp import Config, Interpreter
 from ..trace import render_steps, run_trace
 from .classes import dag_problem, tree_problem
+from .coverage import DERIVABLE, UNDECIDED, compiled_search
 from .exhaustive import size_facts
 from .loss import BudgetExceeded, find_derivation, static_oracle, LossSearch
 from .space import SpaceTooLarge
@@ -258,11 +259,11 @@ def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, e
         def derivable(gold):
             done[0] += 1
             if compiled is not None and not system.multihead:
-                status = int(compiled.derive([list(gold)], budget=100 * budget).status[0])
-                if status < 0:
+                status = compiled_search(system, compiled, list(gold), 100 * budget)
+                if status == UNDECIDED:
                     undecided[0] += 1
                     return
-                assert status == 1, gold
+                assert status == DERIVABLE, gold
                 return
             try:
                 seq = find_derivation(it, gold, budget=budget)
