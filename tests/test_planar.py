@@ -43,12 +43,17 @@ def test_crossing_gold_arcs_are_not_derivable_by_arc_standard():
     assert nonderivable_by_crossing(system, (2, 0, 2, 3)) is None
 
 
-def test_root_arcs_the_end_rule_may_add_do_not_count():
-    """Covington-style root attachment: 0 -> 2 crossing 3 -> 1 may come from the end rule."""
+def test_root_arcs_of_the_end_rule_count_when_headless_words_never_leave(tmp_path):
+    """With the root heuristic, 0 -> 2 comes from the end rule; word 2 never left the stack
+    (tokens leave only with a head), so 3 -> 1 cannot span it.  A REDUCE without its
+    has_head guard lets a headless word leave: then nothing is proved."""
     system = load_system(SYSTEMS / "arc-eager-root-heuristic.ts")
     assert system.attach_headless_to_root
-    assert nonderivable_by_crossing(system, (3, 0, 2)) is None  # only 0 -> 2 crosses 3 -> 1
-    assert nonderivable_by_crossing(load_system(SYSTEMS / "arc-eager.ts"), (3, 0, 2)) is not None
+    assert nonderivable_by_crossing(system, (3, 0, 2)) is not None
+    p = tmp_path / "loose.ts"
+    p.write_text(f'system loose "root heuristic, unguarded REDUCE"\n  extends "{SYSTEMS}/arc-eager-root-heuristic.ts"\n'
+                 "  REDUCE    : (σ|s, β)   => (σ, β)\n", encoding="utf-8")
+    assert nonderivable_by_crossing(load_system(p), (3, 0, 2)) is None
 
 
 arcs = st.lists(st.tuples(st.integers(0, 9), st.integers(1, 9)).filter(lambda a: a[0] != a[1]), max_size=8)

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SYSTEMS = ROOT / "systems"
 # monotonic and not, fixed and capacity-inf, root left, right and none, cyclic (covington-nm)
 STEMS = ["arc-standard", "arc-eager-cp", "arc-eager-unshift", "arc-eager-nm-2013", "easy-first", "attardi-2",
-         "covington-nm", "arc-standard-swap", "easy-first-nonproj"]
+         "covington-nm", "arc-standard-swap", "easy-first-nonproj", "arc-eager-root-heuristic",
+         "arc-eager-tree-constrained", "attardi-3"]
 
 _KERNELS: dict = {}
 

@@ -24,8 +24,12 @@ the output's arcs are among those built.
 
 The end-of-parse rule adds arcs from the root that no action built (headless words to the
 root, or the last headless word of a rootless system), so gold arcs from the root take
-part only when the system has neither.  A gold tree with two crossing arcs that must have
-been built is therefore not derivable: coverage decides it without a search.
+part only when the system has neither, or when every case takes tokens out of the lists
+only with a head (the dependent of its arc, or ``has_head`` in its guard): then a word the
+rule attaches never left the lists, so no built arc spans it, and its root arc (from
+position 0, or n+1) crosses nothing either.  A gold tree with two crossing arcs that must
+have been built (or count as built) is therefore not derivable: coverage decides it without
+a search.
 
 With G > 0 (Attardi's N = G + 1, say) the same facts give a weaker but still sound test.
 A token that has left the sequence never gains an arc again, so all its arcs were built
@@ -98,6 +102,25 @@ def _case_gap(system: ir.System, case: ir.Case, order: Sequence[int]) -> Optiona
     return gap
 
 
+def _leaves_headed(case: ir.Case) -> bool:
+    """Whether every token this case takes out of the lists has a head: it is the dependent of
+    an arc the case builds, or the guard requires ``has_head`` of it (as a conjunct)."""
+    before = {_symbol(i) for m in case.match for i in m.items}
+    after = {_symbol(i) for items in case.result for i in items}
+    guard = case.full_guard
+    conjuncts = guard.items if isinstance(guard, ir.All) else (guard,)
+    headed = {c.var for c in conjuncts if isinstance(c, ir.HasHead)} | {op.dep for op in case.arcs}
+    for kind, name in before - after:
+        if kind != "tok" or name not in headed:
+            return False
+    return True
+
+
+@lru_cache(maxsize=256)
+def _headless_stay(system: ir.System, n_tokens: int) -> bool:
+    return all(_leaves_headed(c) for a in system.actions_for(n_tokens) for c in a.cases)
+
+
 def _initial_ok(system: ir.System, order: Sequence[int]) -> bool:
     it = Interpreter(system)
     for n in (1, 2, 3):
@@ -137,10 +160,13 @@ def noncrossing_order(system: ir.System, n_words: int = 8) -> Optional[tuple[int
     return found[0] if found is not None and found[1] == 0 else None
 
 
-def _must_build(system: ir.System, heads: Sequence[int]) -> list[tuple[int, int]]:
-    """Gold arcs (in the system's token positions) that an action must have built."""
+def _must_build(system: ir.System, heads: Sequence[int], headless_stay: bool = False) -> list[tuple[int, int]]:
+    """Gold arcs (in the system's token positions) that an action must have built, or (with
+    ``headless_stay``) that behave as if built: an arc from the root that the end-of-parse rule
+    adds goes to a word that never left the lists (a token leaves only with a head), so no
+    built arc spans it, as if the root arc were built."""
     n = len(heads)
-    root_free = system.attach_headless_to_root or system.root == "none"
+    root_free = (system.attach_headless_to_root or system.root == "none") and not headless_stay
     root_pos = n + 1 if system.root == "right" else 0
     out = []
     for d, h in enumerate(heads, 1):
@@ -193,7 +219,9 @@ def nonderivable_by_crossing(system: ir.System, heads: Sequence[int]) -> Optiona
     if found is None:
         return None
     gap = found[1]
-    must = _must_build(system, heads)
+    n_tokens = len(heads) + (0 if system.root == "none" else 1)
+    stay = gap == 0 and _headless_stay(system, n_tokens if system.unbounded else 0)
+    must = _must_build(system, heads, stay)
     if gap == 0:
         pair = crossing_pair(must)
         if pair is None:
