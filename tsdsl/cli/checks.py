@@ -25,6 +25,9 @@ class Verify(Command):
         sp.add_argument("--budget", type=int, default=5000,
                         help="configurations one derivation search may expand before 'undecided' (default 5000)")
         sp.add_argument("--json", action="store_true")
+        sp.add_argument("--state-limit", type=int, default=2_000_000,
+                        help="configurations one sentence length may have before the exhaustive part stops "
+                             "(default 2000000; a few hundred bytes each: n = 8 of Attardi N = 2, 3.4 million, takes 0.7 GB)")
         sp.add_argument("--interpreted", action="store_true",
                         help="explore and search in the interpreter only (default: the compiled kernel)")
         sp.add_argument("--report", metavar="FILE.md", help="also write the Markdown verdict table to FILE.md")
@@ -40,7 +43,8 @@ class Verify(Command):
             system = load_system(path, parse_overrides(args.set))
             claims[system.source_file] = system.claim
             v = verify_system(system, max_n=args.max_n, random_max_n=args.random_max_n, examples=args.examples,
-                              search_budget=args.budget, compiled=None if args.interpreted else kernel_of(system))
+                              search_budget=args.budget, state_limit=args.state_limit,
+                              compiled=None if args.interpreted else kernel_of(system))
             verdicts.append(v)
             if not args.json:
                 print(render_verdict(v), flush=True)
