@@ -10,6 +10,7 @@ from typing import Optional
 from ..errors import UsageError
 from ..lang import load_system
 from ..verify.coverage import DEFAULT_BUDGET as COVERAGE_BUDGET
+from ..verify.coverage import REACH_BUDGET
 from .base import Command, parse_overrides, spec_argument, with_set
 
 
@@ -19,8 +20,7 @@ class Verify(Command):
 
     def configure(self, sp) -> None:
         spec_argument(sp, many=True)
-        sp.add_argument("--max-n", type=int, default=None,
-                        help="exhaustive up to this sentence length (default 6; 7 with --repair)")
+        sp.add_argument("--max-n", type=int, default=7, help="exhaustive up to this sentence length (default 7)")
         sp.add_argument("--random-max-n", type=int, default=30, help="random checks up to this length (default 30)")
         sp.add_argument("--examples", type=int, default=50, help="Hypothesis examples per random check (default 50)")
         sp.add_argument("--budget", type=int, default=5000,
@@ -36,6 +36,11 @@ class Verify(Command):
                         help="with --repair: literals a repair may change at most (default 2)")
         sp.add_argument("--screen-n", type=int, default=5,
                         help="with --repair: sentence lengths every candidate is screened on (default 5)")
+        sp.add_argument("--state-limit", type=int, default=2_000_000,
+                        help="configurations one sentence length may have before the exhaustive part stops "
+                             "(default 2000000; a few hundred bytes each: n = 8 of Attardi N = 2, 3.4 million, takes 0.7 GB)")
+        sp.add_argument("--interpreted", action="store_true",
+                        help="explore and search in the interpreter only (default: the compiled kernel)")
         with_set(sp)
 
     def run(self, args) -> int:
@@ -43,7 +48,6 @@ class Verify(Command):
             return self._repair(args)
         if args.out:
             raise UsageError("--out goes with --repair")
-        args.max_n = 6 if args.max_n is None else args.max_n
         from ..files import write_atomic
         from ..verify.report import render_markdown
         from ..verify.verifier import render_verdict, verify_system
@@ -53,7 +57,8 @@ class Verify(Command):
             system = load_system(path, parse_overrides(args.set))
             claims[system.source_file] = system.claim
             v = verify_system(system, max_n=args.max_n, random_max_n=args.random_max_n, examples=args.examples,
-                              search_budget=args.budget)
+                              search_budget=args.budget, state_limit=args.state_limit,
+                              compiled=None if args.interpreted else kernel_of(system))
             verdicts.append(v)
             if not args.json:
                 print(render_verdict(v), flush=True)
@@ -99,6 +104,22 @@ class Verify(Command):
         return 0
 
 
+def kernel_of(system):
+    """The compiled kernel of ``system`` for the searches, or None (with a note on stderr) when
+    it cannot be built here: the interpreter then gives the same answers, more slowly."""
+    from ..errors import KernelBuildError
+    from ..kernels import compile_system
+
+    if system.multihead:
+        return None
+    try:
+        return compile_system(system, fallback=False)
+    except KernelBuildError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "build failed"
+        print(f"note: {system.name}: no compiled kernel ({first}); searching in the interpreter", file=sys.stderr)
+        return None
+
+
 class Coverage(Command):
     name = "coverage"
     help = "which gold trees of a CoNLL-U treebank the system derives exactly"
@@ -117,6 +138,12 @@ class Coverage(Command):
         sp.add_argument("--deps", action="store_true",
                         help="multihead systems: the enhanced graphs of the DEPS column (empty nodes collapsed), "
                              "derived by the compiled search")
+        sp.add_argument("--interpreted", action="store_true",
+                        help="search in the interpreter only (default: the compiled kernel)")
+        sp.add_argument("--reach-budget", type=_reach_budget, default=REACH_BUDGET,
+                        help="configurations the exact-loss search may expand to count the non-projective arcs "
+                             f"reached in a non-derivable sentence (default {REACH_BUDGET}; inf for no limit; "
+                             "0: do not count them)")
         with_set(sp)
 
     def run(self, args) -> int:
@@ -132,12 +159,14 @@ class Coverage(Command):
             sentences = list(itertools.islice(sentences, max(args.limit, 0)))
         if args.deps:
             return _graph_coverage(system, sentences, args)
+
         def progress(v):
             print(f"{args.file}:{v.line}: {v.words} words: {v.status} ({v.seconds:.2f} s)", file=sys.stderr,
                   flush=True)
 
         report = coverage(system, sentences, budget=args.budget, max_len=args.max_len, file=args.file,
-                          progress=progress if args.progress else None)
+                          progress=progress if args.progress else None,
+                          compiled=None if args.interpreted else kernel_of(system), reach_budget=args.reach_budget)
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.render_text())
         return 0
 
@@ -246,6 +275,10 @@ class DeriveOracle(Command):
               f"{derived.configurations} configurations of up to {args.max_n} words: {verdict}")
         print(derived.block, end="")
         return 0
+
+
+def _reach_budget(text: str) -> Optional[int]:
+    return 0 if text.strip() == "0" else _budget(text)
 
 
 def _budget(text: str) -> Optional[int]:

@@ -63,9 +63,11 @@ cdef int keyset_add(KeySet* ks, uint64_t key) noexcept nogil:
     return 1
 
 
-cdef bint doomed(const St* s, const int* gold, const int* kids, int* done) noexcept nogil:
+cdef bint doomed(const St* s, const int* gold, const int* kids, int* done, bint strict) noexcept nogil:
     """Whether the gold tree can no longer be derived from ``s`` (gold: gold head token per
-    token, -1 none; kids: gold dependents per token; done: scratch, ntok ints)."""
+    token, -1 none; kids: gold dependents per token; done: scratch, ntok ints).  ``strict``:
+    treat a wrong arc as final even in a non-monotonic system (a search for derivations that
+    never build a wrong arc: what it finds is a derivation, what it misses may still exist)."""
     cdef int d, t, g
     for t in range(s.ntok):
         done[t] = 0
@@ -74,7 +76,7 @@ cdef bint doomed(const St* s, const int* gold, const int* kids, int* done) noexc
         if s.head[d] >= 0:
             if s.head[d] == g:
                 done[g] += 1
-            elif MONOTONIC:
+            elif MONOTONIC or strict:
                 return True
     for t in range(s.ntok):
         if s.where[t] >= 0 or (t != s.root and not 1 <= t <= s.n):
@@ -156,7 +158,7 @@ cdef St* search_frame(Search* w, int depth, int n) noexcept nogil:
 
 
 cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const int* atab, int nact,
-                    const int* order, long long budget, int* length) noexcept nogil:
+                    const int* order, long long budget, int* length, bint strict=False) noexcept nogil:
     """The canonical derivation of one gold tree: 1 found (its actions and label ids in
     w.path_a, w.path_l[0 .. length)), 0 none exists, -1 the budget of expanded
     configurations ran out first, -2 out of memory."""
@@ -182,7 +184,7 @@ cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const in
         s.atab = atab
         s.nact = nact
     st_start(s, n)
-    if doomed(s, gold, w.kids, w.done):
+    if doomed(s, gold, w.kids, w.done, strict):
         return 0
     if keyset_add(&w.seen, st_key(s)) < 0:
         return -2
@@ -212,7 +214,7 @@ cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const in
                     if labeled_of(s, a) and arc_of(s, a, &h, &d):
                         lab = glab[d]
                     apply_legal(child, a, lab)
-                    if not doomed(child, gold, w.kids, w.done):
+                    if not doomed(child, gold, w.kids, w.done, strict):
                         add = keyset_add(&w.seen, st_key(child))
                         if add < 0:
                             return -2
@@ -232,7 +234,7 @@ cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const in
 
 def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gold_labels, long long budget,
            object action_log, object label_log, Py_ssize_t cap, object starts, object status,
-           object atab=None, int nact=0, object try_order=None):
+           object atab=None, int nact=0, object try_order=None, bint strict=False):
     """The canonical derivation of every gold tree by search (see the top of _search.pxi).
 
     Arrays are int32: gold heads (CoNLL-U numbering) and label ids (None: unlabeled)
@@ -240,7 +242,8 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
     n_sent + 1 (sentence i's derivation is log[starts[i]:starts[i + 1]]); status n_sent
     (1 derived, 0 not derivable, -1 over the budget of expanded configurations, -2 out of
     memory).  Capacity-inf kernels take the action table of the longest sentence (as
-    ``oracle_pass``).  Returns (total actions, log overflowed).
+    ``oracle_pass``).  ``strict``: only derivations that never build a wrong arc (status 0
+    then proves nothing for a non-monotonic system).  Returns (total actions, log overflowed).
     """
     cdef const int* offsets = int32_data(gold_offsets, "offsets", n_sent + 1)
     cdef Py_ssize_t words = offsets[n_sent] if n_sent > 0 else 0
@@ -285,7 +288,7 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
                 out_status[si] = 0
                 continue
             length = 0
-            r = derive_one(&w, n, &heads[off], blk, atab_data, nact, order, budget, &length)
+            r = derive_one(&w, n, &heads[off], blk, atab_data, nact, order, budget, &length, strict)
             out_status[si] = r
             if r == 1:
                 for k in range(length):

@@ -57,6 +57,41 @@ class Derivations:
         return self.actions[a:b], self.labels[a:b]
 
 
+@dataclass(frozen=True)
+class Explored:
+    """The result of :meth:`CompiledSystem.explore`: the configuration graph of one sentence
+    length, nodes numbered breadth-first in the spec's action order (node 0 is initial)."""
+
+    n: int
+    actions: tuple[str, ...]  # action id -> name
+    parent: np.ndarray        # int32 per node: BFS parent, -1 for node 0
+    via: np.ndarray           # int32 per node: the action id from the parent
+    terminal: np.ndarray      # bool per node
+    edge_at: np.ndarray       # int64, nodes + 1: node k's edges are edge_at[k]:edge_at[k + 1]
+    edge_child: np.ndarray    # int32 per edge, in the spec's action order
+    edge_action: np.ndarray   # int32 per edge
+    out_node: np.ndarray      # int32: the terminal nodes
+    out_heads: np.ndarray     # int32 (terminals, n): their output heads after the end-of-parse rule, -1 none
+
+    @property
+    def size(self) -> int:
+        return len(self.parent)
+
+    def path_to(self, node: int) -> list[str]:
+        """The shortest action sequence from the initial configuration to ``node``."""
+        seq = []
+        while self.parent[node] >= 0:
+            seq.append(self.actions[self.via[node]])
+            node = int(self.parent[node])
+        return seq[::-1]
+
+    def action_between(self, a: int, b: int) -> str:
+        """The name of the first action leading from node ``a`` to node ``b``."""
+        lo, hi = self.edge_at[a], self.edge_at[a + 1]
+        k = lo + int(np.flatnonzero(self.edge_child[lo:hi] == b)[0])
+        return self.actions[self.edge_action[k]]
+
+
 ILLEGAL = -1_000_000_000  # the cost of an action that does not apply (kernel constant; costs may be negative)
 
 
@@ -427,7 +462,7 @@ class CompiledSystem:
         return sorted(range(len(actions)), key=lambda k: (rank(actions[k]), k))
 
     def derive(self, heads, labels: Optional[Sequence[Sequence[int]]] = None, n_labels: int = 0, *,
-               budget: int = 100_000, order="canonical") -> Derivations:
+               budget: int = 100_000, order="canonical", strict: bool = False) -> Derivations:
         """The canonical derivation of every gold tree, by search (GIL released): at each step
         the first action, in ``order``, from which the gold tree is still derivable; arcs
         labeled with the gold labels.  ``budget`` bounds the configurations expanded per
@@ -435,7 +470,9 @@ class CompiledSystem:
 
         ``heads`` as for :meth:`oracle_pass` (gold head sequences or a packed treebank).
         ``order``: ``"canonical"`` (:meth:`canonical_order`: arcs first, input last; the search
-        then rarely backtracks), ``"spec"`` (the spec's order), or action ids.
+        then rarely backtracks), ``"spec"`` (the spec's order), or action ids.  ``strict``: only
+        derivations that never build a wrong arc (in a non-monotonic system a tree that is not
+        found this way may still be derivable).
         """
         if order == "canonical":
             order = self.canonical_order()
@@ -457,12 +494,44 @@ class CompiledSystem:
             try:
                 T, overflow = self.module.derive(tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None,
                                                  int(budget), acts, labs, cap, starts, status, table, nact,
-                                                 None if order is None else np.asarray(order, dtype=np.int32))
+                                                 None if order is None else np.asarray(order, dtype=np.int32),
+                                                 bool(strict))
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             if not overflow:
                 return Derivations(acts[:T].copy(), labs[:T].copy(), starts.copy(), status[:n_sent].copy())
             cap = T + 16
+
+
+    def explore(self, n: int, *, limit: int = 2_000_000) -> Optional[Explored]:
+        """Every configuration reachable for ``n`` words, breadth-first in compiled code (GIL
+        released), arcs unlabeled; None when there are more than ``limit``.  The same graph,
+        node for node, as the interpreter's exploration (not multihead)."""
+        table, nact = None, 0
+        names = self.action_names
+        if self.unbounded:
+            names, _, table = self._for_tokens(n + (1 if self._has_root else 0))
+            nact = len(names)
+        try:
+            r = self.module.explore(int(n), int(limit), table, nact)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if r[0] < 0:
+            return None
+        parent, via, term, edge_at, child, act, out_node, out_heads = r[1:]
+        i32 = np.int32
+        return Explored(n, tuple(names), np.frombuffer(parent, i32), np.frombuffer(via, i32),
+                        np.frombuffer(term, np.uint8).astype(bool), np.frombuffer(edge_at, np.int64),
+                        np.frombuffer(child, i32), np.frombuffer(act, i32), np.frombuffer(out_node, i32),
+                        np.frombuffer(out_heads, i32).reshape(len(out_node) // 4, n))
+
+    def graph_cycle(self, g: Explored) -> Optional[list[int]]:
+        """A cycle of ``g`` (node ids, the first repeated at the end), or None."""
+        return self.module.graph_cycle(g.edge_at, g.edge_child, g.size)
+
+    def graph_longest(self, g: Explored) -> tuple[int, int]:
+        """The longest path from the initial configuration of the acyclic ``g``: (length, end)."""
+        return self.module.graph_longest(g.edge_at, g.edge_child, g.size)
 
 
 @dataclass(frozen=True)

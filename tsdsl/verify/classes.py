@@ -62,20 +62,27 @@ def dag_problem(arcs: frozenset, n: int, tree_class: str, root_pos: int) -> Opti
 
 
 def _dag_cycle(heads_of: dict[int, list[int]]) -> bool:
+    """Whether the head relation has a cycle (iterative depth-first search)."""
     state: dict[int, int] = {}
-
-    def visit(d: int) -> bool:
-        state[d] = 1
-        for h in heads_of.get(d, ()):
-            if h == 0:
-                continue
-            s = state.get(h, 0)
-            if s == 1 or (s == 0 and visit(h)):
-                return True
-        state[d] = 2
-        return False
-
-    return any(state.get(d, 0) == 0 and visit(d) for d in heads_of)
+    for start in heads_of:
+        if state.get(start):
+            continue
+        state[start] = 1
+        stack = [(start, iter(heads_of.get(start, ())))]
+        while stack:
+            d, hs = stack[-1]
+            h = next(hs, None)
+            if h is None:
+                state[d] = 2
+                stack.pop()
+            elif h != 0:
+                s = state.get(h, 0)
+                if s == 1:
+                    return True
+                if s == 0:
+                    state[h] = 1
+                    stack.append((h, iter(heads_of.get(h, ()))))
+    return False
 
 
 @lru_cache(maxsize=32)

@@ -33,6 +33,33 @@ def _nonmonotonic_actions(system: ir.System, n_tokens: int) -> set[str]:
             if any(op.overwrite or op.break_cycle for c in a.cases for op in c.arcs)}
 
 
+class _Frame:
+    """One configuration on the loss search's stack: its children in search order, the
+    next one to try, the best loss found below it."""
+
+    __slots__ = ("key", "children", "own_lb", "hits_before", "i", "best", "done")
+
+    def __init__(self, key: tuple, children: list, own_lb: int, hits_before: int):
+        self.key, self.children, self.own_lb, self.hits_before = key, children, own_lb, hits_before
+        self.i, self.best, self.done = 0, INF, False
+
+    def take(self, value: float) -> None:
+        if value < self.best:
+            self.best = value
+            if self.best <= self.own_lb:
+                self.done = True
+
+    def next_child(self) -> Optional[Config]:
+        if self.done or self.i >= len(self.children):
+            return None
+        _, lb, _, child = self.children[self.i]
+        if lb >= self.best:
+            self.done = True
+            return None
+        self.i += 1
+        return child
+
+
 class BudgetExceeded(OracleError):
     """The search visited more configurations than allowed."""
 
@@ -75,7 +102,7 @@ class LossSearch:
     def lower_bound(self, c: Config) -> int:
         """Errors no continuation can undo (reduced tokens; every arc when monotonic)."""
         if c.multi is not None:
-            return 0
+            return self._multi_lower_bound(c)
         present = self.reach.positions(c)
         bound = 0
         root = c.root
@@ -98,6 +125,29 @@ class LossSearch:
                 bound += 1
         return bound
 
+    def _multi_lower_bound(self, c: Config) -> int:
+        """Multihead: words whose head set can no longer become exactly {gold head}: a wrong
+        arc (monotonic systems), or the word, or its gold head, gone from every list."""
+        present = self.reach.positions(c)
+        root = c.root
+        bound = 0
+        for d in range(1, self.n + 1):
+            g = self.gold[d - 1]
+            hs = {0 if h == root else h for h in c.multi[d]}
+            if hs == {g}:
+                continue
+            if self._attach and not hs and g == 0:
+                continue  # the end-of-parse rule may still attach it to the root
+            if self.monotonic and hs - {g}:
+                bound += 1
+            elif d not in present:
+                bound += 1
+            elif g not in hs:
+                gt = root if g == 0 else g
+                if gt is not None and gt >= 0 and gt not in present:
+                    bound += 1
+        return bound
+
     def _order_key(self, c: Config, lb: int, action: str) -> tuple:
         """Search order: lower bound, then fewer wrong and more gold arcs, monotonic first."""
         wrong = right = 0
@@ -117,6 +167,30 @@ class LossSearch:
         return self._loss(c, state_key(c))
 
     def _loss(self, c: Config, key: tuple) -> float:
+        """The memoized depth-first search, iterative (an explicit stack of frames, so no
+        recursion limit however deep the configuration graph)."""
+        stack: list[_Frame] = []
+        try:
+            ret = self._enter(c, key, stack)
+            while stack:
+                fr = stack[-1]
+                if ret is not None:
+                    fr.take(ret)
+                    ret = None
+                child = fr.next_child()
+                if child is None:
+                    stack.pop()
+                    ret = self._leave(fr)
+                else:
+                    ret = self._enter(child, state_key(child), stack)
+        except BaseException:
+            for fr in stack:
+                self._active.discard(fr.key)
+            raise
+        return ret
+
+    def _enter(self, c: Config, key: tuple, stack: list) -> Optional[float]:
+        """The value of ``c`` when known at once; otherwise push its frame and return None."""
         hit = self.memo.get(key)
         if hit is not None:
             return hit
@@ -131,7 +205,6 @@ class LossSearch:
         self.expanded += 1
         if self.budget is not None and self.expanded > self.budget:
             raise BudgetExceeded(f"exact loss search expanded more than {self.budget} configurations (raise --budget)")
-        own_lb = self.lower_bound(c)
         children = []
         for a in it.legal(c):
             child = it.copy(c)
@@ -140,23 +213,15 @@ class LossSearch:
             children.append((self._order_key(child, lb, a), lb, a, child))
         children.sort(key=lambda x: x[0])
         self._active.add(key)
-        hits_before = self._cycle_hits
-        best = INF
-        try:
-            for _, lb, _, child in children:
-                if lb >= best:
-                    break
-                v = self._loss(child, state_key(child))
-                if v < best:
-                    best = v
-                    if best <= own_lb:
-                        break
-        finally:
-            self._active.discard(key)
+        stack.append(_Frame(key, children, self.lower_bound(c), self._cycle_hits))
+        return None
+
+    def _leave(self, fr: "_Frame") -> float:
+        self._active.discard(fr.key)
         # a value computed while an ancestor was excluded as a cycle is only valid on this path
-        if self._cycle_hits == hits_before:
-            self.memo[key] = best
-        return best
+        if self._cycle_hits == fr.hits_before:
+            self.memo[fr.key] = fr.best
+        return fr.best
 
     def costs(self, c: Config) -> dict[str, float]:
         """Cost of every legal action: loss after it minus loss now (0 = optimal)."""
@@ -184,10 +249,12 @@ def find_derivation(it: Interpreter, gold: Sequence[int], *, budget: Optional[in
     """
     search = LossSearch(it, gold, budget=budget)
     dead: set[tuple] = set()
-    path: list[str] = []
     on_path: set[tuple] = set()
+    path: list[str] = []
+    stack: list[tuple[tuple, list, list]] = []  # (key, children, [next index])
 
-    def walk(c: Config) -> bool:
+    def enter(c: Config) -> Optional[bool]:
+        """True: ``c`` is the gold tree; False: nothing to do here; None: its frame was pushed."""
         key = state_key(c)
         if key in dead or key in on_path:
             return False
@@ -208,16 +275,26 @@ def find_derivation(it: Interpreter, gold: Sequence[int], *, budget: Optional[in
                 children.append((search._order_key(child, lb, a), a, child))
         children.sort(key=lambda x: x[0])
         on_path.add(key)
-        for _, a, child in children:
-            path.append(a)
-            if walk(child):
-                return True
-            path.pop()
-        on_path.discard(key)
-        dead.add(key)
-        return False
+        stack.append((key, children, [0]))
+        return None
 
-    return list(path) if walk(it.initial(len(gold))) else None
+    found = enter(it.initial(len(gold)))
+    while stack and not found:  # depth-first without recursion: one frame per configuration on the path
+        key, children, at = stack[-1]
+        if at[0] < len(children):
+            _, a, child = children[at[0]]
+            at[0] += 1
+            path.append(a)
+            found = enter(child)
+            if found is False:
+                path.pop()
+        else:
+            stack.pop()
+            on_path.discard(key)
+            dead.add(key)
+            if path:
+                path.pop()
+    return list(path) if found else None
 
 
 def static_oracle(it: Interpreter, gold: Sequence[int], *, budget: Optional[int] = None,

@@ -1,0 +1,73 @@
+"""The proof of non-derivability read off the IR (tsdsl/verify/planar.py).
+
+Its soundness on every tree of up to 5 words is checked against exhaustive exploration in
+tests/test_verify_compiled.py; here, what it reads off the specs and the arc-set test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tsdsl import load_system
+from tsdsl.verify.classes import crossing
+from tsdsl.verify.planar import arc_gap, blocked_core, nonderivable_by_crossing, noncrossing_order
+
+SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
+
+
+@pytest.mark.parametrize("stem, gap", [("arc-standard", 0), ("arc-eager", 0), ("arc-hybrid", 0), ("easy-first", 0),
+                                       ("arc-eager-unshift", 0), ("attardi-2", 1), ("attardi-3", 2),
+                                       ("arc-standard-swap", None), ("covington", None)])
+def test_gap_read_off_the_actions(stem, gap):
+    found = arc_gap(load_system(SYSTEMS / f"{stem}.ts"), 9)
+    assert (found[1] if found else None) == gap
+
+
+def test_a_spec_that_joins_distant_tokens_gets_no_proof(tmp_path):
+    p = tmp_path / "far.ts"
+    p.write_text(f'system far "arc-standard with an arc over the whole stack"\n  extends "{SYSTEMS}/arc-standard-slp.ts"\n'
+                 "  FAR : (r|σ|j, β) => (r|σ, β)   arc r -> j\n", encoding="utf-8")
+    system = load_system(p)
+    assert noncrossing_order(system) is None
+    assert nonderivable_by_crossing(system, (3, 4, 0, 3)) is None
+
+
+def test_crossing_gold_arcs_are_not_derivable_by_arc_standard():
+    system = load_system(SYSTEMS / "arc-standard.ts")
+    why = nonderivable_by_crossing(system, (3, 4, 0, 3))
+    assert why is not None and "cross" in why
+    assert nonderivable_by_crossing(system, (2, 0, 2, 3)) is None
+
+
+def test_root_arcs_of_the_end_rule_count_when_headless_words_never_leave(tmp_path):
+    """With the root heuristic, 0 -> 2 comes from the end rule; word 2 never left the stack
+    (tokens leave only with a head), so 3 -> 1 cannot span it.  A REDUCE without its
+    has_head guard lets a headless word leave: then nothing is proved."""
+    system = load_system(SYSTEMS / "arc-eager-root-heuristic.ts")
+    assert system.attach_headless_to_root
+    assert nonderivable_by_crossing(system, (3, 0, 2)) is not None
+    p = tmp_path / "loose.ts"
+    p.write_text(f'system loose "root heuristic, unguarded REDUCE"\n  extends "{SYSTEMS}/arc-eager-root-heuristic.ts"\n'
+                 "  REDUCE    : (σ|s, β)   => (σ, β)\n", encoding="utf-8")
+    assert nonderivable_by_crossing(load_system(p), (3, 0, 2)) is None
+
+
+arcs = st.lists(st.tuples(st.integers(0, 9), st.integers(1, 9)).filter(lambda a: a[0] != a[1]), max_size=8)
+
+
+@given(arcs)
+def test_core_with_no_gap_is_crossing(xs):
+    assert bool(blocked_core(xs, 0)) == crossing(xs)
+
+
+@given(arcs, st.integers(0, 3))
+def test_core_arcs_each_span_more_than_the_gap(xs, gap):
+    core = blocked_core(xs, gap)
+    ends = {t for a in core for t in a}
+    for h, d in core:
+        assert sum(1 for t in ends if min(h, d) < t < max(h, d)) > gap
+    assert len(blocked_core(xs, gap + 1)) <= len(core)  # a wider gap proves less

@@ -1,0 +1,238 @@
+"""A proof, read off the IR, that a system cannot build certain sets of arcs (crossing arcs,
+when arcs join adjacent tokens).
+
+Take the lists in some order and read them one after another: the *sequence* of a
+configuration.  Suppose that
+
+1. the initial sequence is in sentence order (the root at its own position: 0 on the
+   left, n+1 on the right), and every case of every action rebuilds the lists so that the
+   new sequence is a subsequence of the old one (tokens may leave, never come back or
+   change places: the result items are the matched items, in the same order, each at most
+   once); and
+2. every arc an action builds joins two tokens adjacent in the sequence when it is built
+   (the two matched variables sit side by side among the matched items, nothing between).
+
+(More generally, 2'. at most G tokens lie between the two ends of an arc when it is
+built: every item between the two matched variables has a fixed width.  G = 0 is 2.)
+
+Then no two arcs ever built cross.  Let e = h -> d be built at time t, and f = k -> m with
+k strictly between h and d and m outside.  If f was built before t, h or d (present at t,
+so present earlier: tokens never come back) lay between k and m in the sequence then, so k
+and m were not adjacent.  If f was built after t, k was present then, so present at t,
+between h and d, which were then not adjacent.  Overwritten or removed arcs change nothing:
+the output's arcs are among those built.
+
+The end-of-parse rule adds arcs from the root that no action built (headless words to the
+root, or the last headless word of a rootless system), so gold arcs from the root take
+part only when the system has neither, or when every case takes tokens out of the lists
+only with a head (the dependent of its arc, or ``has_head`` in its guard): then a word the
+rule attaches never left the lists, so no built arc spans it, and its root arc (from
+position 0, or n+1) crosses nothing either.  A gold tree with two crossing arcs that must
+have been built (or count as built) is therefore not derivable: coverage decides it without
+a search.
+
+With G > 0 (Attardi's N = G + 1, say) the same facts give a weaker but still sound test.
+A token that has left the sequence never gains an arc again, so all its arcs were built
+while it was present.  Take any set S of gold arcs that must be built, and its arc e built
+first: every token strictly between e's ends that is an end of another arc of S is still
+present when e is built (its arc of S comes later), so there are at most G of them.  If
+every arc of S has more than G such tokens, no derivation builds S.  The largest such S is
+found by peeling off arcs that could come first, as a k-core is found; a non-empty rest is
+the proof.  For G = 0 it is exactly "two arcs cross".  Guards are
+ignored (they only forbid moves), so the check is sound for any spec; it simply finds no
+proof for systems that reorder tokens (SWAP) or join tokens further apart (Covington,
+Attardi, non-projective easy-first).
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+from typing import Optional, Sequence
+
+from .. import ir
+from ..interp import Interpreter
+
+
+def _symbol(item: ir.Item) -> tuple[str, str]:
+    if isinstance(item, ir.Tok):
+        return ("tok", item.var)
+    if isinstance(item, ir.Block):
+        return ("block", item.var)
+    return ("rest", item.list)
+
+
+def _case_gap(system: ir.System, case: ir.Case, order: Sequence[int]) -> Optional[int]:
+    """The most tokens between the ends of an arc this case builds (0 without arcs), when
+    the case keeps the sequence order; None when it does not, or a gap is unbounded."""
+    names = [d.name for d in system.lists]
+    matched = {m.list: m for m in case.match}
+    before: list[tuple[str, str]] = []
+    for k in order:
+        m = matched.get(names[k])
+        before.extend(_symbol(i) for i in m.items) if m is not None else before.append(("rest", names[k]))
+    after: list[tuple[str, str]] = []
+    for k in order:
+        items = case.result[k] if k < len(case.result) else (ir.Rest(names[k]),)
+        after.extend(_symbol(i) for i in items)
+    if len(set(after)) != len(after) or len(set(before)) != len(before):
+        return None
+    where = {s: i for i, s in enumerate(before)}
+    if any(s not in where for s in after):
+        return None
+    pos = [where[s] for s in after]
+    if pos != sorted(pos):
+        return None
+    width = {}
+    for m in case.match:
+        for item in m.items:
+            if isinstance(item, ir.Tok):
+                width[_symbol(item)] = 1
+            elif isinstance(item, ir.Block) and isinstance(item.length, int):
+                width[_symbol(item)] = item.length
+    gap = 0
+    for op in case.arcs:
+        a, b = where.get(("tok", op.head)), where.get(("tok", op.dep))
+        if a is None or b is None:
+            return None
+        between = before[min(a, b) + 1:max(a, b)]
+        if any(sym not in width for sym in between):
+            return None  # a Rest (any number of tokens) between the ends
+        gap = max(gap, sum(width[sym] for sym in between))
+    return gap
+
+
+def _leaves_headed(case: ir.Case) -> bool:
+    """Whether every token this case takes out of the lists has a head: it is the dependent of
+    an arc the case builds, or the guard requires ``has_head`` of it (as a conjunct)."""
+    before = {_symbol(i) for m in case.match for i in m.items}
+    after = {_symbol(i) for items in case.result for i in items}
+    guard = case.full_guard
+    conjuncts = guard.items if isinstance(guard, ir.All) else (guard,)
+    headed = {c.var for c in conjuncts if isinstance(c, ir.HasHead)} | {op.dep for op in case.arcs}
+    for kind, name in before - after:
+        if kind != "tok" or name not in headed:
+            return False
+    return True
+
+
+@lru_cache(maxsize=256)
+def _headless_stay(system: ir.System, n_tokens: int) -> bool:
+    return all(_leaves_headed(c) for a in system.actions_for(n_tokens) for c in a.cases)
+
+
+def _initial_ok(system: ir.System, order: Sequence[int]) -> bool:
+    it = Interpreter(system)
+    for n in (1, 2, 3):
+        c = it.initial(n)
+        seq = [t for k in order for t in c.lists[k]]
+        if seq != sorted(seq) or len(set(seq)) != len(seq):
+            return False
+    return True
+
+
+@lru_cache(maxsize=256)
+def _order_for(system: ir.System, n_tokens: int) -> Optional[tuple[tuple[int, ...], int]]:
+    cases = [c for a in system.actions_for(n_tokens) for c in a.cases]
+    best = None
+    for order in itertools.permutations(range(len(system.lists))):
+        if not _initial_ok(system, order):
+            continue
+        gaps = [_case_gap(system, c, order) for c in cases]
+        if all(g is not None for g in gaps):
+            gap = max(gaps, default=0)
+            if best is None or gap < best[1]:
+                best = (order, gap)
+    return best
+
+
+def arc_gap(system: ir.System, n_words: int = 8) -> Optional[tuple[tuple[int, ...], int]]:
+    """(order of the lists, G) under which the module docstring's conditions 1 and 2' hold for
+    the actions of ``n_words``-word sentences (capacity-inf systems instantiate their families
+    per length), with the least G; None when no order keeps the sequence and bounds the gaps."""
+    n_tokens = n_words + (0 if system.root == "none" else 1)
+    return _order_for(system, n_tokens if system.unbounded else 0)
+
+
+def noncrossing_order(system: ir.System, n_words: int = 8) -> Optional[tuple[int, ...]]:
+    """The order of lists that proves built arcs never cross (G = 0), or None."""
+    found = arc_gap(system, n_words)
+    return found[0] if found is not None and found[1] == 0 else None
+
+
+def _must_build(system: ir.System, heads: Sequence[int], headless_stay: bool = False) -> list[tuple[int, int]]:
+    """Gold arcs (in the system's token positions) that an action must have built, or (with
+    ``headless_stay``) that behave as if built: an arc from the root that the end-of-parse rule
+    adds goes to a word that never left the lists (a token leaves only with a head), so no
+    built arc spans it, as if the root arc were built."""
+    n = len(heads)
+    root_free = (system.attach_headless_to_root or system.root == "none") and not headless_stay
+    root_pos = n + 1 if system.root == "right" else 0
+    out = []
+    for d, h in enumerate(heads, 1):
+        if h == 0:
+            if root_free:
+                continue
+            out.append((root_pos, d))
+        else:
+            out.append((h, d))
+    return out
+
+
+def crossing_pair(arcs: Sequence[tuple[int, int]]) -> Optional[tuple[tuple[int, int], tuple[int, int]]]:
+    """Two arcs that cross, or None (O(n log n) would do; n is a sentence)."""
+    spans = sorted((min(h, d), max(h, d), (h, d)) for h, d in arcs)
+    for i, (a, b, e) in enumerate(spans):
+        for c, d, f in spans[i + 1:]:
+            if c >= b:
+                break
+            if a < c < b < d:
+                return e, f
+    return None
+
+
+def blocked_core(arcs: Sequence[tuple[int, int]], gap: int) -> list[tuple[int, int]]:
+    """The largest set of ``arcs`` each of which has more than ``gap`` ends of the others of
+    the set strictly between its own ends (empty when there is none): see the docstring."""
+    core = list(dict.fromkeys(arcs))
+    while True:
+        ends: dict[int, int] = {}
+        for h, d in core:
+            ends[h] = ends.get(h, 0) + 1
+            ends[d] = ends.get(d, 0) + 1
+        keep = []
+        for h, d in core:
+            lo, hi = min(h, d), max(h, d)
+            inside = sum(1 for t in ends if lo < t < hi)
+            if inside > gap:
+                keep.append((h, d))
+        if len(keep) == len(core):
+            return core
+        core = keep
+
+
+def nonderivable_by_crossing(system: ir.System, heads: Sequence[int]) -> Optional[str]:
+    """Why ``heads`` (CoNLL-U numbering) cannot be derived, when the proof applies: crossing
+    gold arcs that would all have to be built (G = 0), or a set of gold arcs none of which can
+    be built first (G > 0); None otherwise (no conclusion)."""
+    found = arc_gap(system, len(heads))
+    if found is None:
+        return None
+    gap = found[1]
+    n_tokens = len(heads) + (0 if system.root == "none" else 1)
+    stay = gap == 0 and _headless_stay(system, n_tokens if system.unbounded else 0)
+    must = _must_build(system, heads, stay)
+    if gap == 0:
+        pair = crossing_pair(must)
+        if pair is None:
+            return None
+        (h1, d1), (h2, d2) = pair
+        return (f"gold arcs {h1} -> {d1} and {h2} -> {d2} cross, and {system.name} never builds crossing arcs "
+                f"(proved on its actions: order-preserving lists, arcs between adjacent tokens)")
+    core = blocked_core(must, gap)
+    if not core:
+        return None
+    shown = ", ".join(f"{h} -> {d}" for h, d in core[:4]) + (", ..." if len(core) > 4 else "")
+    return (f"none of the gold arcs {shown} can be built first: each spans more than {gap} ends of the others, "
+            f"and {system.name} builds arcs over at most {gap} tokens (proved on its actions: "
+            f"order-preserving lists, bounded gaps)")
