@@ -122,7 +122,8 @@ class Parse(Command):
         sp.add_argument("input", metavar="IN.conllu", nargs="?", default=None, help="default: standard input")
         sp.add_argument("--text", metavar="FILE", help="read plain text instead, one sentence per line "
                                                        "('-': standard input), tokenised by the rule of "
-                                                       "docs/learning.md; writes CoNLL-U with # sent_id and # text")
+                                                       "docs/learning.md; writes CoNLL-U with # sent_id and # text "
+                                                       "(default: read IN.conllu)")
         sp.add_argument("--retag", action="store_true", help="predict every tag column the model's tagger has, "
                                                              "replacing the given tags (default: only empty columns)")
         sp.add_argument("-o", "--output", metavar="OUT.conllu", default="-", help="default: standard output")

@@ -38,7 +38,8 @@ from .data import columns_of, make_batch
 from .derive import SearchOracle, targets_of
 from .engine import Engine
 from .model import Model, save, spec_sources
-from .weights import WeightsError, expand, store
+from .epochs import BestEpoch
+from .tagger import columns_present, train_tagger
 from .outputs import build_outputs
 from .parser import ROOT_LABEL, GraphParser
 from .progress import Progress
@@ -84,6 +85,10 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
     if dev_sents and not has_deps(dev_sents):
         raise UsageError(f"{dev_file}: no enhanced dependencies (DEPS is _ on every word): the development set "
                          "is scored by ELAS")
+    train_columns = [columns_of(s) for s in train_sents]
+    # the tagger fills in empty tag columns at parse time; the graph parser trains on gold tags
+    tagger = train_tagger(train_columns, [columns_of(s) for s in dev_sents], seed=options.seed,
+                          progress=progress) if options.tagger else None
     all_graphs = graphs_of(train_sents)
     with_arcs = [k for k, g in enumerate(all_graphs) if any(g)]
     no_deps = len(train_sents) - len(with_arcs)
@@ -91,7 +96,7 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
     labels = sorted({l for g in graphs for arcs in g for _, l in arcs})
     label_ids = {l: k for k, l in enumerate(labels)}
     outputs = build_outputs(system, tuple(kernel.action_names), labels)
-    batch = make_batch([columns_of(train_sents[k]) for k in with_arcs], features.token_attrs)
+    batch = make_batch([train_columns[k] for k in with_arcs], features.token_attrs)
     found = derive_graphs(kernel, [train_sents[k].n for k in with_arcs], [_arcs(g, label_ids) for g in graphs],
                           budget=options.search_budget)
     d = found.derivations
@@ -113,7 +118,9 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
         progress.write(note + "\n")
 
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
-    meta = {"args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
+    meta = {"tag_columns": list(columns_present(train_columns)), "parser_tags": "gold",
+            "tagger": tagger.meta if tagger is not None else None, "args": asdict(options),
+            "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
             "nonproj": None, "beam": 1, "loss": None, "oracle": "search", "oracle_reproduced": None,
             "oracle_note": note, "graphs": True, "label_min_count": LABEL_MIN_COUNT,
             "search": {"derived": int(len(searched.derived)), "not_derivable": searched.not_derivable,
@@ -124,11 +131,21 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
     model = Model(system=system, spec_files=spec_files, spec_main=spec_main,
                   overrides=dict(options.overrides or {}), features=features, labels=labels,
                   root_label=ROOT_LABEL, hash_bits=options.hash_bits, outputs=outputs.names,
-                  weights=engine.W, meta=meta, precision=options.precision, prune=options.prune)
+                  weights=engine.W, meta=meta, precision=options.precision, prune=options.prune,
+                  tagger=tagger)
     dev_graphs = graphs_of(dev_sents)
     rng = np.random.default_rng(options.seed)
-    history: list[dict] = []
-    best, best_epoch, best_stored = -1.0, 0, None
+    best = BestEpoch(options.patience)
+
+    def score_dev(table: np.ndarray, rows: np.ndarray, record: dict) -> float:
+        """Dev ELAS of the weights in ``table`` (the epoch's, as they will be saved)."""
+        parser = GraphParser(model, Engine(kernel, features, outputs, options.hash_bits, weights=table,
+                                           live_rows=rows))
+        pred, stats = parser.predict([columns_of(s) for s in dev_sents])
+        scores = score_graphs(dev_sents, dev_sents, gold_graphs=dev_graphs, pred_graphs=[g for g, _, _ in pred])
+        record.update(dev_elas=scores.elas, dev_eulas=scores.eulas, dev_words_per_second=round(stats.words_per_second))
+        return scores.elas
+
     keep_order = searched.derived
     n = len(keep_order)
     epochs = options.epochs or (max_epochs[0] if dev_sents else max_epochs[1])
@@ -143,40 +160,14 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
             s_, m_, k_ = engine.train_sequence(batch, part, searched)
             steps, mistakes, stuck = steps + s_, mistakes + m_, stuck + k_
             bar.advance(len(part), int(np.sum(batch.offsets[part + 1] - batch.offsets[part])))
-        # The averaged weights as they will be saved (pruned, quantised): dev is scored on those.
-        averaged = engine.averaged()
-        try:
-            stored = store(averaged, options.precision, options.prune)
-        except WeightsError as exc:
-            raise UsageError(f"epoch {epoch}: {exc}") from None
         record = {"epoch": epoch, "train_seconds": round(time.perf_counter() - t0, 3), "transitions": int(steps),
-                  "updates": int(mistakes), "stuck": int(stuck), "weights_stored": stored.size}
-        if dev_sents:
-            kept = expand(stored)
-            with engine.installed(kept, averaged.index) as table:
-                model.weights = table
-                parser = GraphParser(model, Engine(kernel, features, outputs, options.hash_bits, weights=table,
-                                                   live_rows=stored.rows))
-                pred, stats = parser.predict([columns_of(s) for s in dev_sents])
-                del parser
-            del kept
-            scores = score_graphs(dev_sents, dev_sents, gold_graphs=dev_graphs, pred_graphs=[g for g, _, _ in pred])
-            record.update(dev_elas=scores.elas, dev_eulas=scores.eulas,
-                          dev_words_per_second=round(stats.words_per_second))
-            score = scores.elas
-        else:
-            score = float(epoch)
-        del averaged
-        history.append(record)
-        improved = score > best
-        if improved:
-            best, best_epoch, best_stored = score, epoch, stored
-        del stored
+                  "updates": int(mistakes), "stuck": int(stuck)}
+        improved, stop = best.close(engine, model, options, record, score_dev if dev_sents else None)
         bar.finish(record, improved)
-        model.weights = engine.W
-        if dev_sents and epoch - best_epoch >= options.patience:
+        if stop:
             break
-    model.weights, model.stored, model.live_rows = None, best_stored, best_stored.rows
+    best_epoch, history = best.epoch, best.history
+    model.weights, model.stored, model.live_rows = None, best.stored, best.stored.rows
     del engine
     model.meta.update(best_epoch=best_epoch, history=history, train_seconds=round(time.perf_counter() - t_start, 3),
                       train_sentences=n, skipped_nonprojective=0, lifted_arcs=0)
@@ -185,4 +176,5 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
     out = save(model, out_dir, force=options.force)
     return {"model_dir": out, "best_epoch": best_epoch, "history": history,
             "seconds": time.perf_counter() - t_start, "sentences": n, "skipped": 0, "lifted": 0,
-            "not_derived": batch.sentences - n, "oracle": "search", "graphs": True}
+            "not_derived": batch.sentences - n, "oracle": "search", "graphs": True,
+            "tagger": tagger.meta if tagger is not None else None, "dev": bool(dev_sents)}

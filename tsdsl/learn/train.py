@@ -46,7 +46,8 @@ from .parser import Parser
 from .progress import Progress
 from .repaired import RepairUse, use_repair
 from ..verify.repair import VERIFY_N
-from .weights import DEFAULT_PRECISION, PRECISIONS, WeightsError, store, expand
+from .epochs import BestEpoch
+from .weights import DEFAULT_PRECISION, PRECISIONS
 from .tagger import columns_present, jackknife, train_tagger
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
@@ -391,8 +392,17 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
 
     dev_gold = [(s.heads, s.deprels) for s in dev_sents]
     rng = np.random.default_rng(options.seed)
-    history: list[dict] = []
-    best_las, best_epoch, best_stored = -1.0, 0, None
+    best = BestEpoch(options.patience)
+
+    def score_dev(table: np.ndarray, rows: np.ndarray, record: dict) -> float:
+        """Dev LAS of the weights in ``table`` (the epoch's, as they will be saved)."""
+        parser = Parser(model, Engine(kernel, features, outputs, options.hash_bits, weights=table, live_rows=rows))
+        dev_heads, dev_labels, stats = parser.parse_columns(dev_columns, beam=options.beam)
+        uas, las = attachment_scores(dev_gold, dev_heads, dev_labels)
+        record.update(dev_uas=uas, dev_las=las, dev_words_per_second=round(stats.words_per_second),
+                      dev_repaired_words=stats.repaired_words)
+        return las
+
     n = len(keep_order)
     chunk = 256
     epochs = options.epochs or (MAX_EPOCHS if dev_sents else EPOCHS_WITHOUT_DEV)
@@ -417,41 +427,14 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
             steps, mistakes, stuck = steps + s_, mistakes + m_, stuck + k_
             bar.advance(len(part), int(np.sum(batch.offsets[part + 1] - batch.offsets[part])))
         train_seconds = time.perf_counter() - t0
-        # The averaged weights, pruned and quantised as they will be saved: the dev set is
-        # scored on exactly those, installed in the training table for the parse.
-        averaged = engine.averaged()
-        try:
-            stored = store(averaged, options.precision, options.prune)
-        except WeightsError as exc:
-            raise UsageError(f"epoch {epoch}: {exc}") from None
         record = {"epoch": epoch, "train_seconds": round(train_seconds, 3), "transitions": int(steps),
-                  "updates": int(mistakes), "stuck": int(stuck), "weights_stored": stored.size}
-        if dev_sents:
-            kept = expand(stored)
-            with engine.installed(kept, averaged.index) as table:
-                model.weights = table
-                parser = Parser(model, Engine(kernel, features, outputs, options.hash_bits, weights=table,
-                                              live_rows=stored.rows))
-                dev_heads, dev_labels, stats = parser.parse_columns(dev_columns, beam=options.beam)
-                del parser
-            del kept
-            uas, las = attachment_scores(dev_gold, dev_heads, dev_labels)
-            record.update(dev_uas=uas, dev_las=las, dev_words_per_second=round(stats.words_per_second),
-                          dev_repaired_words=stats.repaired_words)
-            score = las
-        else:
-            score = float(epoch)  # no dev set: keep the last epoch
-        del averaged
-        history.append(record)
-        improved = score > best_las
-        if improved:
-            best_las, best_epoch, best_stored = score, epoch, stored
-        del stored
+                  "updates": int(mistakes), "stuck": int(stuck)}
+        improved, stop = best.close(engine, model, options, record, score_dev if dev_sents else None)
         bar.finish(record, improved)
-        model.weights = engine.W
-        if dev_sents and epoch - best_epoch >= options.patience:
+        if stop:
             break  # patience: no better dev LAS for that many epochs
-    model.weights, model.stored, model.live_rows = None, best_stored, best_stored.rows
+    best_epoch, history = best.epoch, best.history
+    model.weights, model.stored, model.live_rows = None, best.stored, best.stored.rows
     del engine
     model.meta.update(best_epoch=best_epoch, history=history,
                       train_seconds=round(time.perf_counter() - t_start, 3),
