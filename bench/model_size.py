@@ -36,7 +36,9 @@ MAX_MB, MAX_GB, MAX_LAS_LOST = 20.0, 1.5, 0.1
 
 # name -> (extra `tsdsl train` options, what it shows)
 VARIANTS = {
-    "default": ([], "the defaults: 2^20 rows, float16, no pruning"),
+    "default": ([], "the defaults: 2^19 rows, float16, no pruning; tagger, parser trained on jackknifed tags"),
+    "gold-tags": (["--parser-tags", "gold"], "the parser trained on the gold tags (as before the tagger)"),
+    "bits20": (["--hash-bits", "20"], "a 2x larger hash table (2^20 rows, the default before), float16"),
     "float32": (["--precision", "float32"], "weights stored exactly"),
     "int8": (["--precision", "int8"], "8-bit weights, one scale per output"),
     "int8-prune1": (["--precision", "int8", "--prune", "1.0"], "8-bit, weights below 1.0 left out"),

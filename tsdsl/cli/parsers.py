@@ -48,7 +48,7 @@ class Train(Command):
         sp.add_argument("--nonproj", choices=("lift", "skip"), default="lift",
                         help="projective systems on non-projective trees: pseudo-projective lifting (default) "
                              "or skip the sentence")
-        sp.add_argument("--hash-bits", type=int, default=20, help="feature hash table of 2**N rows (default 20)")
+        sp.add_argument("--hash-bits", type=int, default=19, help="feature hash table of 2**N rows (default 19)")
         sp.add_argument("--precision", choices=("float32", "float16", "int16", "int8"), default="float16",
                         help="how the saved weights are stored (default float16; int16/int8: per-output scale)")
         sp.add_argument("--prune", type=float, default=0.0, metavar="T",

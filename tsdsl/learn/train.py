@@ -78,7 +78,7 @@ class TrainOptions:
     features: Optional[str] = None   # YAML file; None: the family default
     seed: int = 1
     nonproj: str = "lift"            # "lift" | "skip" (projective systems only)
-    hash_bits: int = 20
+    hash_bits: int = 19
     precision: str = DEFAULT_PRECISION    # how the weights are stored (see tsdsl.learn.weights)
     prune: float = 0.0                    # drop stored weights with |w| below this
     force: bool = False                   # replace an existing model at the output directory
