@@ -108,8 +108,11 @@ def render(rows: list[dict], args) -> str:
         or next((r for r in rows if r["variant"] == "float32" and "error" not in r), None)
     lines = ["# Model size and training memory", "",
              "Produced by `python bench/model_size.py` (do not edit by hand): `tsdsl train arc-eager` on en_gum "
-             f"(gold UPOS, FEATS and lemmas), at most {args.epochs} epochs, patience 5, seed 1, best epoch on dev; "
-             "test LAS on universal labels with punctuation, as in [results.md](results.md).",
+             f"(the files' UPOS, FEATS and lemmas), at most {args.epochs} epochs, patience 5, seed 1, best epoch on "
+             "dev; test LAS with the gold tags of the test file, on universal labels with punctuation, as in "
+             "[results.md](results.md). The default parser trains on jackknifed tags (predicted, as in use) and its "
+             "epochs are chosen on dev as its tagger tags it, so its dev LAS is a predicted-tag figure; "
+             "[results-tagging.md](results-tagging.md) has LAS with predicted tags.",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared with other jobs: times are noisy), "
              f"Python {platform.python_version()}; one training at a time.", "",
              "Peak RSS: the training process's maximum resident set (`getrusage` of a child that only runs it); "
