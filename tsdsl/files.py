@@ -16,7 +16,7 @@ def write_atomic(path: str | Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.chmod(tmp, _mode_for(path))  # mkstemp's 0600 would make every page private
+        os.chmod(tmp, mode_for(path))  # mkstemp's 0600 would make every page private
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -24,7 +24,7 @@ def write_atomic(path: str | Path, text: str) -> None:
         raise
 
 
-def _mode_for(target: Path) -> int:
+def mode_for(target: Path) -> int:
     """Keep the mode of an existing file; otherwise what open() would give (0666 & ~umask)."""
     try:
         return os.stat(target).st_mode & 0o7777

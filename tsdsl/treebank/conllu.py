@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
 from ..errors import TsdslError, UsageError
+from ..files import mode_for
 from .trees import Tree, cycle_word
 
 __all__ = [
@@ -466,7 +467,7 @@ def write_conllu(path: Union[str, Path], sentences: Iterable[Sentence]) -> None:
                 fh.write(chunk.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, _mode_for(target))
+        os.chmod(tmp, mode_for(target))
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -474,13 +475,3 @@ def write_conllu(path: Union[str, Path], sentences: Iterable[Sentence]) -> None:
         except OSError:
             pass
         raise
-
-
-def _mode_for(target: Path) -> int:
-    """Keep the mode of an existing file; otherwise what open() would give (0666 & ~umask)."""
-    try:
-        return os.stat(target).st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
