@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from test_learn import (FAST, SYSTEMS, assert_refused, cli, cli_subprocess, conllu_text,
                         generate_treebank)
@@ -24,7 +24,7 @@ from tsdsl.learn.data import columns_of
 from tsdsl.learn.lemmas import apply_script, lemma_script
 from tsdsl.learn.model import ModelError
 from tsdsl.learn.tagfeatures import shape
-from tsdsl.learn.tagger import Tagger, TaggerError, jackknife, train_tagger
+from tsdsl.learn.tagger import MIXED_SHARE, Tagger, TaggerError, jackknife, mix_tags, train_tagger
 from tsdsl.treebank.conllu import parse_conllu, read_conllu
 from tsdsl.treebank.evaluate import evaluate
 from tsdsl.treebank.tokenize import words_of
@@ -149,6 +149,21 @@ def test_jackknife_tags_every_sentence_the_same_whatever_the_threads(tagger, toy
     assert any(s["feats"] != list(t["feats"]) for s, t in zip(one, gold))
 
 
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(0, 400), share=st.sampled_from([0.0, MIXED_SHARE, 0.5, 1.0]), seed=st.integers(0, 9))
+def test_mixed_tags_take_a_share_of_whole_sentences_from_the_jackknife(n, share, seed):
+    gold = [{"form": [str(k)], "upos": ["G"]} for k in range(n)]
+    predicted = [{"form": [str(k)], "upos": ["P"]} for k in range(n)]
+    mixed = mix_tags(gold, predicted, share, seed)
+    assert [s["form"] for s in mixed] == [s["form"] for s in gold]   # sentence k stays sentence k
+    assert mixed == mix_tags(gold, predicted, share, seed)          # one draw, every epoch the same
+    taken = sum(s["upos"] == ["P"] for s in mixed)
+    if share in (0.0, 1.0):
+        assert taken == share * n
+    elif n >= 200:
+        assert abs(taken / n - share) < 0.12
+
+
 def test_no_tag_column_trains_no_tagger():
     assert train_tagger([{"form": ["a", "b"], "upos": ["_", "_"], "feats": ["_", "_"]}]) is None
 
@@ -174,7 +189,7 @@ def test_train_reports_and_stores_the_tagger(models):
     assert stdout.splitlines()[1].startswith("tagger: dev accuracy UPOS ")
     meta = json.loads((target / "model.json").read_text())
     assert meta["tag_columns"] == ["upos", "xpos", "feats", "lemma"]
-    assert meta["parser_tags"] == "jackknife"
+    assert meta["parser_tags"] == "mixed"
     assert meta["tagger"]["dev_accuracy"]["upos"] > 0.97
     assert (target / "tagger" / "tagger.json").is_file()
     target, stdout = models["without"]

@@ -10,10 +10,13 @@ history guided by the same oracle.  After every epoch the averaged weights parse
 development set; the best epoch by LAS is kept.  Everything random draws from ``seed``.
 
 Unless ``tagger`` is off, a tagger (:mod:`tsdsl.learn.tagger`) is trained first on the same
-files and saved with the parser.  With ``parser_tags="jackknife"`` (the default) the parser
-then trains on jackknifed tags (:func:`tsdsl.learn.tagger.jackknife`) and its epochs are
-scored on the dev set as the tagger tags it, so that the parser learns from, and is chosen
-on, tags as wrong as those it will be given; ``"gold"`` keeps the files' tags.  With a development set, training stops once
+files and saved with the parser.  With ``parser_tags="mixed"`` (the default) the parser then
+trains on the files' tags for most sentences and on jackknifed tags
+(:func:`tsdsl.learn.tagger.jackknife`) for a fixed share of them (:data:`MIXED_SHARE`), and
+its epochs are scored on the dev set as the tagger tags it: the parser learns to cope with
+tags as wrong as those it will be given on text, and loses (almost) nothing on gold tags.
+``"jackknife"`` trains on jackknifed tags only (best with predicted tags, worse with gold
+ones); ``"gold"`` keeps the files' tags.  With a development set, training stops once
 ``patience`` epochs pass without a better dev LAS (at most ``MAX_EPOCHS``).
 """
 
@@ -48,7 +51,7 @@ from .repaired import RepairUse, use_repair
 from ..verify.repair import VERIFY_N
 from .epochs import BestEpoch
 from .weights import DEFAULT_PRECISION, PRECISIONS
-from .tagger import columns_present, jackknife, train_tagger
+from .tagger import PARSER_TAGS, MIXED_SHARE, columns_present, jackknife, mix_tags, train_tagger
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
 MAX_EPOCHS = 30
@@ -89,7 +92,7 @@ class TrainOptions:
     repair: bool = True                   # a spec with dead ends trains its verified guard repair
     repair_max_n: int = VERIFY_N          # ... verified exhaustively up to this sentence length
     tagger: bool = True                   # also train a tagger for the tag columns (tsdsl.learn.tagger)
-    parser_tags: str = "jackknife"        # the parser's training tags: "jackknife" (predicted) or "gold"
+    parser_tags: str = "mixed"            # the parser's training tags: "mixed", "jackknife" or "gold"
 
     def check(self) -> None:
         if self.epochs is not None and self.epochs < 1:
@@ -106,8 +109,8 @@ class TrainOptions:
             raise UsageError("--beam must be at least 1")
         if self.nonproj not in ("lift", "skip"):
             raise UsageError(f"--nonproj must be lift or skip, not {self.nonproj!r}")
-        if self.parser_tags not in ("jackknife", "gold"):
-            raise UsageError(f"--parser-tags must be jackknife or gold, not {self.parser_tags!r}")
+        if self.parser_tags not in PARSER_TAGS:
+            raise UsageError(f"--parser-tags must be one of {', '.join(PARSER_TAGS)}, not {self.parser_tags!r}")
         if not 12 <= self.hash_bits <= 26:
             raise UsageError("--hash-bits must lie in 12..26")
         if self.repair_max_n < 1:
@@ -342,9 +345,11 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     parser_tags = "gold"
     if options.tagger:
         tagger = train_tagger(train_columns, dev_columns, seed=options.seed, progress=progress)
-    if tagger is not None and options.parser_tags == "jackknife":
-        parser_tags = "jackknife"
-        train_columns = jackknife(train_columns, tagger, seed=options.seed, progress=progress)
+    if tagger is not None and options.parser_tags != "gold":
+        parser_tags = options.parser_tags
+        predicted = jackknife(train_columns, tagger, seed=options.seed, progress=progress)
+        share = MIXED_SHARE if parser_tags == "mixed" else 1.0
+        train_columns = mix_tags(train_columns, predicted, share, options.seed)
         dev_columns = tagger.tag(dev_columns, retag=True)[0]
     batch = make_batch([train_columns[k] for k in keep], features.token_attrs, trees, label_ids)
 
