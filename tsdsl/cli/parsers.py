@@ -64,7 +64,7 @@ class Train(Command):
                         help="do not train the tagger (UPOS, XPOS, FEATS, lemmas) that `tsdsl parse` uses to fill "
                              "in empty tag columns; such a model refuses untagged input")
         sp.add_argument("--parser-tags", choices=("mixed", "jackknife", "gold"), default="mixed",
-                        help="the tags the parser trains with: mixed (default: the file's tags, with 30% of "
+                        help="the tags the parser trains with: mixed (default: the file's tags, with 30%% of "
                              "the sentences jackknifed: tagged by taggers trained on the other folds of the training "
                              "set, as the parser will see text), jackknife (every sentence; best with predicted tags, "
                              "worse with gold ones) or gold (the file's); --no-tagger implies gold")

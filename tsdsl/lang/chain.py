@@ -58,18 +58,28 @@ def load_chain(spec: S.Spec, sink: DiagnosticSink, seen: tuple[str, ...] = ()) -
     return load_chain(parent, sink, seen + (key,)) + [spec]
 
 
+def packaged_root() -> Optional[Path]:
+    """The folder of the packaged specs: the ``tsdsl.systems`` package when tsdsl is
+    installed, else (a source checkout run with its root on ``sys.path``) the repository's
+    ``systems/`` folder, which pyproject.toml installs as that package."""
+    try:
+        from importlib.resources import files
+
+        return Path(str(files("tsdsl.systems")))
+    except ModuleNotFoundError:
+        source = Path(__file__).resolve().parents[2] / "systems"
+        return source if (source / "arc-eager.ts").is_file() else None
+
+
 def resolve_extends(name: str, base: Path) -> Optional[Path]:
     for cand in (base / name, base / f"{name}.ts", Path(name)):
         if is_file(cand):
             return cand
-    try:
-        from importlib.resources import files
-
-        packaged = files("tsdsl.systems").joinpath(name if name.endswith(".ts") else f"{name}.ts")
+    root = packaged_root()
+    if root is not None:
+        packaged = root / (name if name.endswith(".ts") else f"{name}.ts")
         if is_file(packaged):
-            return Path(str(packaged))
-    except ModuleNotFoundError:
-        pass
+            return packaged
     return None
 
 
@@ -82,13 +92,11 @@ def did_you_mean(name: str, base: Path) -> str:
     stem = name[:-3] if name.endswith(".ts") else name
     candidates: dict[str, str] = {}  # what is compared -> what is shown
     try:
-        from importlib.resources import files
-
-        root = Path(str(files("tsdsl.systems")))
-        for p in list(root.glob("*.ts")) + list(root.glob("readings/*.ts")):
+        root = packaged_root()
+        for p in (list(root.glob("*.ts")) + list(root.glob("readings/*.ts"))) if root is not None else []:
             shown = p.relative_to(root).with_suffix("").as_posix()
             candidates[shown] = shown
-    except (ModuleNotFoundError, OSError):
+    except OSError:
         pass
     folder = Path(name).parent
     try:

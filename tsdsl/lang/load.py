@@ -9,7 +9,7 @@ from .. import ir
 from ..errors import Diagnostic, DiagnosticSink, SpecSemanticError, SpecSyntaxError, Span, source_line
 from . import syntax as S
 from . import codes
-from .chain import did_you_mean, is_file, load_chain, merge, resolve_extends
+from .chain import did_you_mean, is_file, load_chain, merge, packaged_root, resolve_extends
 from .context import Context
 from .lower import lower_system
 from .parse import parse_file, parse_spec
@@ -42,9 +42,9 @@ def load_system(path: str | Path, overrides: Optional[dict[str, int | None]] = N
 def packaged_systems(readings: bool = False) -> list[tuple[str, Path]]:
     """The specs installed with the package, by the name commands accept (``arc-eager``,
     ``readings/arc-hybrid-literal``), sorted."""
-    from importlib.resources import files
-
-    root = Path(str(files("tsdsl.systems")))
+    root = packaged_root()
+    if root is None:
+        return []
     found = list(root.glob("*.ts")) + (list(root.glob("readings/*.ts")) if readings else [])
     return sorted((p.relative_to(root).with_suffix("").as_posix(), p) for p in found)
 
