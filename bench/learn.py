@@ -31,6 +31,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from docblocks import blocks_of
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("TSDSL_UD_DATA") or ROOT.parent / "shared" / "data" / "ud")  # a worktree: set TSDSL_UD_DATA
 TREEBANKS = ("en_lines", "el_gdt", "en_gum")
@@ -236,7 +238,10 @@ def render(rows: list[dict], args) -> str:
         quick = [r for r in gum if r["train_seconds"] <= 300]
         lines.append(f"- greedy training on en_gum ({args.epochs} epochs) <= 5 min: {len(quick)} of {len(gum)} "
                      "systems: " + ", ".join(f"{r['system']} {r['train_seconds']:.0f} s" for r in gum))
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    # sections other benchmarks keep in this file (bench/docblocks.py), carried over
+    kept = blocks_of(args.out)
+    return text + "".join("\n" + b for b in kept)
 
 
 def main(argv=None) -> int:

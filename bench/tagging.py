@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from docblocks import replace_block
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA_CANDIDATES = (ROOT.parent / "shared" / "data" / "ud", ROOT.parent.parent / "shared" / "data" / "ud")
 DATA = next((d for d in DATA_CANDIDATES if d.is_dir()), DATA_CANDIDATES[0])
@@ -129,10 +131,55 @@ def render(rows: list[dict], args) -> str:
     return "\n".join(lines) + "\n"
 
 
+def beside_udpipe(rows: list[dict], peers: list[dict]) -> str:
+    """The side-by-side section: tsdsl's pipeline (every parser-tags variant measured) and
+    UDPipe 1's (rows of ``bench/udpipe_peer.py --json``) on each treebank."""
+    lines = ["## With predicted tags, beside UDPipe 1", "",
+             "Written by `python bench/tagging.py --udpipe ...` (do not edit by hand). Each test set with its gold "
+             "words and sentences, LEMMA, UPOS, XPOS and FEATS emptied on input (UDPipe: HEAD, DEPREL and DEPS too), "
+             "so that each pipeline tags and then parses; every output scored by tsdsl's scorer (LAS on universal "
+             "labels, punctuation counted). tsdsl: arc-eager with its tagger, trained by `tsdsl train` with "
+             "the parser-tags choice shown (mixed is the default); LAS with gold tags is the same model given the "
+             "file's tags. UDPipe 1: `ufal.udpipe`, its tagger and Parsito parser, dev as heldout data, trained and "
+             "run by `bench/udpipe_peer.py` in a bench environment (never a tsdsl dependency).", "",
+             "| treebank | pipeline | UPOS | XPOS | FEATS | LEMMA | LAS gold tags | LAS predicted tags | drop | "
+             "model MB |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for tb in dict.fromkeys([r["treebank"] for r in rows] + [p["treebank"] for p in peers]):
+        for r in (r for r in rows if r["treebank"] == tb):
+            a = r["accuracy"]
+            cell = lambda k: f"{a[k]:.2f}" if k in a else "-"  # noqa: E731
+            lines.append(f"| {tb} | tsdsl, parser tags {r['parser_tags']} | {cell('upos')} | {cell('xpos')} | "
+                         f"{cell('feats')} | {cell('lemma')} | {r['las_gold']:.2f} | **{r['las_pred']:.2f}** | "
+                         f"{r['las_gold'] - r['las_pred']:.2f} | {r['model_bytes'] / 1e6:.1f} |")
+        for p in (p for p in peers if p["treebank"] == tb):
+            opts = "" if p.get("tagger_options", "default") == "default" else f" (tagger {p['tagger_options']})"
+            lines.append(f"| {tb} | UDPipe {p.get('udpipe', '1')}{opts} | {p['upos']:.2f} | {p['xpos']:.2f} | "
+                         f"{p['feats']:.2f} | {p['lemma']:.2f} | - | **{p['las']:.2f}** | - | {p['model_mb']:.1f} |")
+    lines += ["", "UDPipe's tagger ran with `iterations=6` where the table says so (its default is 20 with early "
+              "stopping; run with the default on en_lines, its heldout accuracy peaked at iteration 8), to fit "
+              "the session's time."]
+    return "\n".join(lines) + "\n"
+
+
+def write_out(rows: list[dict], args) -> None:
+    """``--out`` (the full table, and the UDPipe section when ``--udpipe`` is given), and the
+    same section as a block of ``--results`` (docs/results.md)."""
+    text = render(rows, args)
+    peers = [p for f in (args.udpipe or []) for p in json.loads(Path(f).read_text(encoding="utf-8"))]
+    if peers:
+        section = beside_udpipe(rows, peers)
+        text += "\n" + section
+        if args.results:
+            replace_block(Path(args.results), "predicted-tags", section)
+    Path(args.out).write_text(text, encoding="utf-8")
+
+
 def rerender(paths: list[str], out: str, args) -> None:
     """Write the table from saved ``--json`` files (rows of several runs, in order)."""
     rows = [r for p in paths for r in json.loads(Path(p).read_text(encoding="utf-8"))]
-    Path(out).write_text(render(rows, args), encoding="utf-8")
+    args.out = out
+    write_out(rows, args)
 
 
 def main() -> int:
@@ -150,6 +197,11 @@ def main() -> int:
     ap.add_argument("--data", help=f"the treebanks' directory (default {DATA})")
     ap.add_argument("--merge", nargs="+", metavar="F.json", help="only write --out from these --json files")
     ap.add_argument("--note", help="a paragraph written below the table")
+    ap.add_argument("--udpipe", nargs="+", metavar="F.json",
+                    help="rows of bench/udpipe_peer.py --json: add the section beside UDPipe 1, also as a block of "
+                         "--results")
+    ap.add_argument("--results", default=str(ROOT / "docs" / "results.md"),
+                    help="where the section beside UDPipe 1 also goes (a block bench/learn.py keeps)")
     args = ap.parse_args()
     if args.merge:
         rerender(args.merge, args.out, args)
@@ -169,7 +221,7 @@ def main() -> int:
             print(json.dumps(row), flush=True)
             rows.append(row)
             # written after every row, so that a long run leaves what it measured
-            Path(args.out).write_text(render(rows, args), encoding="utf-8")
+            write_out(rows, args)
             if args.json:
                 Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     if not rows:

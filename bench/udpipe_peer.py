@@ -116,6 +116,13 @@ def tag_accuracy(gold, pred) -> dict[str, float]:
     return {k: 100.0 * v / words for k, v in counts.items()}
 
 
+def _version() -> tuple[int, int, int]:
+    from ufal.udpipe import Version
+
+    v = Version.current()
+    return v.major, v.minor, v.patch
+
+
 def measure(name: str, models: Path, tagger: str = "", parser: str = "") -> dict:
     from tsdsl.treebank.conllu import parse_conllu, read_conllu
     from tsdsl.treebank.evaluate import evaluate
@@ -131,7 +138,8 @@ def measure(name: str, models: Path, tagger: str = "", parser: str = "") -> dict
     pred = parse_conllu(out, file=f"{name} UDPipe output")
     scores = evaluate(gold, pred)
     words = sum(len(s) for s in gold)
-    row = {"treebank": name, "train_s": train_s, "model_mb": model_path.stat().st_size / 1e6,
+    row = {"treebank": name, "tagger_options": tagger or "default", "parser_options": parser or "default",
+           "udpipe": ".".join(map(str, _version())), "train_s": train_s, "model_mb": model_path.stat().st_size / 1e6,
            "words_per_s": words / parse_s, "uas": 100 * scores.uas.score,
            "las": 100 * scores.las.score, **tag_accuracy(gold, pred)}
     print(json.dumps(row), flush=True)
@@ -155,6 +163,8 @@ def main(argv=None) -> int:
     ap.add_argument("--treebanks", nargs="+", default=list(TREEBANKS), help="treebanks under ../shared/data/ud (default: all three)")
     ap.add_argument("--models", type=Path, default=None, help="keep and reuse the UDPipe models here (default: a temporary directory)")
     ap.add_argument("--out", type=Path, default=None, help="write the markdown table here (default: print it)")
+    ap.add_argument("--json", type=Path, default=None,
+                    help="also write the rows as JSON (bench/tagging.py --udpipe puts them beside tsdsl's)")
     ap.add_argument("--tagger-options", default="", help="UDPipe tagger training options, e.g. 'iterations=6' (default: UDPipe's own)")
     ap.add_argument("--parser-options", default="", help="UDPipe parser training options (default: UDPipe's own)")
     args = ap.parse_args(argv)
@@ -177,6 +187,8 @@ def main(argv=None) -> int:
             + table(rows))
     if args.out:
         args.out.write_text(text, encoding="utf-8")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     print(text)
     return 0
 
