@@ -300,6 +300,37 @@ cdef void note_labels(St* s, const Model* m, const int* unit, const float* sc, i
             note_lab[k] = lab
 
 
+cdef int train_noted_labels(Model* m, const int* feats, int nf, const int* unit, const float* sc,
+                            const int* ccost, int* ubest) noexcept nogil:
+    """Train the labels that notes read (specs with unlabeled arcs): for every legal action
+    whose labeled outputs differ in cost (it would build a gold arc, and one label is the
+    gold one), move the weights towards the least-cost label and away from the best-scoring
+    one when they differ, whatever action the step takes.  A note is the best-scoring label
+    of an arc the parser did *not* build at that step (Honnibal, Goldberg & Johnson 2013:
+    the word was shifted), so these scores must be right at steps where the action is not
+    taken too.  ``ubest`` holds 2 (N_ACTIONS + 1) ints.  Returns the updates made."""
+    cdef int c, u, lab, made = 0
+    for u in range(N_ACTIONS):
+        ubest[2 * u] = -1
+        ubest[2 * u + 1] = -1
+    for c in range(m.C):
+        u = unit[c]
+        lab = m.cls[c * CLS_W]
+        if u < 0 or lab < 0 or ccost[c] == ILLEGAL:
+            continue
+        if ubest[2 * u] < 0 or sc[c] > sc[ubest[2 * u]]:
+            ubest[2 * u] = c
+        if ubest[2 * u + 1] < 0 or ccost[c] < ccost[ubest[2 * u + 1]]:
+            ubest[2 * u + 1] = c
+    for u in range(N_ACTIONS):
+        c = ubest[2 * u]
+        if c >= 0 and ccost[c] > ccost[ubest[2 * u + 1]]:
+            update(m, feats, nf, ubest[2 * u + 1], 1.0)
+            update(m, feats, nf, c, -1.0)
+            made += 1
+    return made
+
+
 cdef inline uint64_t rng_next(uint64_t* x) noexcept nogil:
     x[0] ^= x[0] >> 12
     x[0] ^= x[0] << 25
@@ -525,6 +556,7 @@ cdef class Learner:
         cdef int* unit
         cdef int* urow
         cdef int* ccost
+        cdef int* ubest
         cdef float* sc
         cdef Model* m = &self.m
         if UNBOUNDED:
@@ -540,9 +572,11 @@ cdef class Learner:
         unit = <int*>malloc(sizeof(int) * (C + 1))
         urow = <int*>malloc(sizeof(int) * (N_ACTIONS + 1))
         ccost = <int*>malloc(sizeof(int) * (C + 1))
+        ubest = <int*>malloc(sizeof(int) * 2 * (N_ACTIONS + 1))
         sc = <float*>malloc(sizeof(float) * (C + 1))
-        if not (smem and tmem and blk and feats and unit and urow and ccost and sc):
-            free(smem); free(tmem); free(blk); free(feats); free(unit); free(urow); free(ccost); free(sc)
+        if not (smem and tmem and blk and feats and unit and urow and ccost and ubest and sc):
+            free(smem); free(tmem); free(blk); free(feats); free(unit); free(urow); free(ccost); free(ubest)
+            free(sc)
             raise MemoryError()
         m.t = self.clock
         with nogil:
@@ -587,6 +621,8 @@ cdef class Learner:
                         update(m, feats, nf, g, 1.0)
                         update(m, feats, nf, p, -1.0)
                         n_wrong += 1
+                    if HAS_UNLABELED:
+                        train_noted_labels(m, feats, nf, unit, sc, ccost, ubest)
                     m.t += 1
                     if not (dynamic and explore_p > 0 and rng_unit(&rng) < explore_p):
                         p = g
@@ -595,7 +631,7 @@ cdef class Learner:
                     n_steps += 1
         self.clock = m.t
         self.check_sums()
-        free(smem); free(tmem); free(blk); free(feats); free(unit); free(urow); free(ccost); free(sc)
+        free(smem); free(tmem); free(blk); free(feats); free(unit); free(urow); free(ccost); free(ubest); free(sc)
         return n_steps, n_wrong, n_stuck
 
     def train_sequence(self, object offsets_, object tokens, object order_, object actions_, object labels_,
