@@ -62,3 +62,24 @@ def test_every_packaged_name_loads_through_the_command_line(capsys):
     assert main(["check", *names]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in out] == names
+
+
+def test_a_source_checkout_finds_the_packaged_systems_without_installing(monkeypatch):
+    # run from the repository with its root on sys.path, tsdsl.systems (pyproject.toml maps it to
+    # systems/) is not importable: names still resolve, from the repository's systems/
+    import importlib.resources
+
+    from tsdsl.lang import load_system
+    from tsdsl.lang.chain import packaged_root
+
+    installed = packaged_root()
+
+    def missing(name):
+        raise ModuleNotFoundError(name)
+
+    monkeypatch.setattr(importlib.resources, "files", missing)
+    root = packaged_root()
+    assert root is not None and (root / "arc-eager.ts").is_file()
+    assert sorted(p.name for p in root.glob("*.ts")) == sorted(p.name for p in installed.glob("*.ts"))
+    assert len(packaged_systems()) == len(list(installed.glob("*.ts")))
+    assert load_system("arc-eager").name == "arc_eager"
