@@ -172,6 +172,41 @@ def run_child(tb, name, epochs, beam, workdir, hash_bits) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+# (question, [(label, system), ...]) compared per treebank, with the papers' findings they echo
+FINDINGS = (
+    ("Bohnet et al. 2016, bounded capacity: K = 3 and 4 against K = 2 (arc-standard) and K = inf",
+     [("K=2", "easy-first-k2"), ("K=3", "easy-first-k3"), ("K=4", "easy-first-k4"), ("K=inf", "easy-first")]),
+    ("Bohnet et al. 2016, non-projective easy-first: D against crossing arcs recovered",
+     [("D=2", "easy-first-nonproj-d2"), ("D=3", "easy-first-nonproj-d3"), ("D=4", "easy-first-nonproj-d4")]),
+    ("Fernandez-Gonzalez & Gomez-Rodriguez 2017 Table 3: non-monotonic against monotonic Covington",
+     [("monotonic", "covington"), ("non-monotonic", "covington-nm")]),
+    ("Honnibal & Johnson 2015 / Honnibal et al. 2013: non-monotonic arc-eager against arc-eager",
+     [("arc-eager", "arc-eager"), ("H&J 2015", "hj-unshift"), ("nm-2013", "nm-2013")]),
+    ("Attardi with N = 1, 2, 3 (Bohnet et al. 2016's Attardi family)",
+     [("N=1", "attardi-1"), ("N=2", "attardi"), ("N=3", "attardi-3")]),
+)
+
+
+def findings(ok: list[dict]) -> list[str]:
+    """Per treebank, the test LAS (and crossing-arc recall) of the systems each finding
+    compares, greedy models only; nothing for a finding none of whose systems ran."""
+    out: list[str] = []
+    greedy = {(r["treebank"], r["system"]): r for r in ok if r["beam"] == 1}
+    for question, members in FINDINGS:
+        rows = []
+        for tb in dict.fromkeys(tb for tb, _ in greedy):
+            cells = [(label, greedy.get((tb, name))) for label, name in members]
+            if sum(r is not None for _, r in cells) < 2:
+                continue
+            rows.append(f"- {tb}: " + "; ".join(
+                f"{label} {r['las']:.2f}" + (f" (crossing {r['crossing_recall']:.1f}%)" if r.get("crossing_arcs")
+                                             and "nonproj" in r["system"] else "")
+                for label, r in cells if r is not None))
+        if rows:
+            out += ["", f"**{question}** (test LAS):", ""] + rows
+    return (["", "## Findings the papers report, as measured here"] + out) if out else []
+
+
 def render(rows: list[dict], args) -> str:
     lines = ["# Learning results", "",
              "Produced by `python bench/learn.py` (do not edit by hand). Gold UPOS, FEATS and lemmas; LAS on",
@@ -233,6 +268,7 @@ def render(rows: list[dict], args) -> str:
         fast = [r for r in greedy if r["parse_words_per_second"] >= 30000]
         lines.append(f"- greedy parsing >= 30,000 words/s: {len(fast)} of {len(greedy)} greedy models "
                      f"(slowest: {slow['system']} on {slow['treebank']}, {slow['parse_words_per_second']:,} words/s)")
+    lines += findings(ok)
     gum = [r for r in ok if r["treebank"] == "en_gum" and r["beam"] == 1]
     if gum:
         quick = [r for r in gum if r["train_seconds"] <= 300]

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from docblocks import blocks_of, replace_block
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "ud" / "en_gum"  # --data overrides
 MAX_MB, MAX_GB, MAX_LAS_LOST = 20.0, 1.5, 0.1
@@ -167,6 +169,10 @@ def main(argv=None) -> int:
     ap.add_argument("--merge", type=Path, nargs="*", default=[],
                     help="rows of earlier runs (--json files) to put in the same table (a variant trained "
                          "again replaces its earlier row)")
+    ap.add_argument("--render-only", action="store_true",
+                    help="train nothing: write the table of the --merge rows (with --before naming their reference)")
+    ap.add_argument("--results", type=Path, default=ROOT / "docs" / "results.md",
+                    help="the table also goes here, as a block bench/learn.py keeps")
     ap.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("cmd", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -180,8 +186,8 @@ def main(argv=None) -> int:
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tsdsl-bench-size-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    jobs = [(name, VARIANTS[name][0], ROOT) for name in args.variants]
-    if args.before:
+    jobs = [] if args.render_only else [(name, VARIANTS[name][0], ROOT) for name in args.variants]
+    if args.before and not args.render_only:
         src = workdir / "before-src"
         if not src.exists():
             src.mkdir()
@@ -198,7 +204,12 @@ def main(argv=None) -> int:
     rows.sort(key=lambda r: ([BEFORE, *VARIANTS].index(r["variant"]) if r["variant"] in VARIANTS or
                              r["variant"] == BEFORE else 99))
     text = render(rows, args)
-    args.out.write_text(text, encoding="utf-8")
+    # sections kept by hand-run measurements (docblocks): carried over
+    args.out.write_text(text + "".join("\n" + b for b in blocks_of(args.out)), encoding="utf-8")
+    if args.results:
+        body = text.split("\n", 2)[2]   # without the title
+        replace_block(args.results, "model-size", "## Model size and training memory (en_gum arc-eager)\n\n"
+                      + body.replace("\n## ", "\n### "))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     print(text)
