@@ -107,7 +107,8 @@ def render(rows: list[dict], args) -> str:
              "LEMMA, UPOS, XPOS and FEATS emptied so that the model's tagger predicts them "
              "(universal labels, punctuation counted).",
              f"Parser: {args.system}, at most {args.epochs} epochs, trained on the tags in column *parser tags*: "
-             "jackknife (predicted by taggers trained on the other 3 of 4 folds) or gold. "
+             "mixed (the default: the files' tags, 30% of the sentences jackknifed), jackknife (every sentence's tags "
+             "predicted by taggers trained on the other 3 of 4 folds) or gold. "
              f"Machine: {platform.machine()}, {os.cpu_count()} cores shared, Python {platform.python_version()}. "
              "Times (tagger training, jackknifing: 4 taggers on 3/4 of the training set each, tagging speed) were "
              "measured on a machine shared with other heavy jobs: read them as upper bounds.",
