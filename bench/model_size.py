@@ -205,9 +205,11 @@ def main(argv=None) -> int:
                              r["variant"] == BEFORE else 99))
     text = render(rows, args)
     # sections kept by hand-run measurements (docblocks): carried over
-    args.out.write_text(text + "".join("\n" + b for b in blocks_of(args.out)), encoding="utf-8")
+    kept = blocks_of(args.out)
+    args.out.write_text(text + "".join("\n" + b for b in kept), encoding="utf-8")
     if args.results:
         body = text.split("\n", 2)[2]   # without the title
+        body += "".join("\n" + "\n".join(b.splitlines()[1:-1]) + "\n" for b in kept)  # without their markers
         replace_block(args.results, "model-size", "## Model size and training memory (en_gum arc-eager)\n\n"
                       + body.replace("\n## ", "\n### "))
     if args.json:
