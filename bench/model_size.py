@@ -151,7 +151,8 @@ def render(rows: list[dict], args) -> str:
                      f"**{'met' if rss_ok else 'NOT met'}**")
         if ref:
             lost = ref["test_las"] - default["test_las"]
-            lines.append(f"- test LAS lost against `{ref['variant']}` <= {MAX_LAS_LOST}: {lost:.2f}: "
+            said = f"{lost:.2f}" if lost > 0 else f"none (the default scores {-lost:.2f} higher)"
+            lines.append(f"- test LAS lost against `{ref['variant']}` <= {MAX_LAS_LOST}: {said}: "
                          f"**{'met' if lost <= MAX_LAS_LOST + 1e-9 else 'NOT met'}**")
     return "\n".join(lines) + "\n"
 
