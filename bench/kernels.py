@@ -42,7 +42,9 @@ from pathlib import Path
 from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# the shared directory next to the checkout, or next to one of its parents (a worktree)
+SHARED = Path(os.environ["TSDSL_SHARED"]) if os.environ.get("TSDSL_SHARED") else next(
+    (p / "shared" for p in ROOT.parents if (p / "shared").is_dir()), ROOT.parent / "shared")
 REFERENCE = SHARED / "bench" / "reference"
 DATA = SHARED / "data" / "ud" / "en_gum" / "train.conllu"
 SPACY_VENV = Path("/work/venvs/spacy")

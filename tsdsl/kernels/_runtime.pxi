@@ -100,12 +100,28 @@ cdef int st_copy(St* dst, const St* src) noexcept nogil:
 
 
 cdef inline void st_copy_into(St* dst, const St* src) noexcept nogil:
-    """Overwrite ``dst`` (allocated for the same sentence length) with ``src``."""
+    """Overwrite ``dst`` (allocated for the same sentence length) with ``src``.
+
+    Only what a configuration is made of is copied: the occupied slots of each list, the
+    per-token arrays and the oracle's counts; not the scratch and work areas (every user
+    fills them before reading) nor the free list slots.  Costs by scratch copy pay this
+    once per action, so it is kept to the live part of the state.
+    """
     cdef char* mem = dst.mem
+    cdef int k
+    cdef size_t nt = src.ntok
     dst[0] = src[0]
     dst.mem = mem
-    memcpy(mem, src.mem, src.size)
     st_layout(dst, mem)
+    for k in range(NLX):
+        if src.hi[k] > src.lo[k]:
+            memcpy(dst.buf + k * src.cap + src.lo[k], src.buf + k * src.cap + src.lo[k],
+                   (src.hi[k] - src.lo[k]) * sizeof(int))
+    memcpy(dst.head, src.head, 3 * nt * sizeof(int))  # head, lab, at
+    if MULTI:
+        memcpy(dst.adjlab, src.adjlab, nt * nt * sizeof(int))
+    # cnt, where, tflag, adj, cls: contiguous to the end of the block
+    memcpy(<char*>dst.cnt, <const char*>src.cnt, src.size - (<const char*>src.cnt - src.mem))
 
 
 cdef inline int st_len(const St* s, int k) noexcept nogil:
