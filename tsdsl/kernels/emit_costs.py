@@ -188,14 +188,17 @@ class CostEmitter:
         self.emit("pass", 1)
         self.emit()
 
-    def _case_cost(self, ol: int, o_ix: int, u: int, c_ix: int, penalised: bool, args: str, indent: int) -> None:
-        """Set ``c`` to the cost of case ``c_ix`` of unit ``u`` (known to apply) under loss ``ol``."""
+    def _case_cost(self, ol: int, o_ix: int, u: int, c_ix: int, penalised: bool, args: str, indent: int,
+                   zero_test: bool = False) -> None:
+        """Set ``c`` to the cost of case ``c_ix`` of unit ``u`` (known to apply) under loss ``ol``
+        (``zero_test``: exact when at most 0, else some positive value)."""
         if self._is_incremental(ol):
             self.emit(f"c = delta_{u}_{c_ix}(s, {args})", indent)
         else:
             self.emit("st_copy_into(tmp, s)", indent)
             self.emit(f"apply_{u}_{c_ix}(tmp, -1, {args})", indent)
-            self.emit(f"c = loss_{ol}(tmp) - base", indent)
+            loss = f"loss_{ol}_above(tmp, base)" if zero_test else f"loss_{ol}(tmp)"
+            self.emit(f"c = {loss} - base", indent)
         if penalised:
             self.emit(f"if c < 1 and pen_{o_ix}_{u}_{c_ix}(s, {args}):", indent)
             self.emit("c = 1", indent + 1)
@@ -234,7 +237,7 @@ class CostEmitter:
         for u, (action, _) in enumerate(self.units):
             for c_ix in range(len(action.cases)):
                 self.emit(f"{'if' if c_ix == 0 else 'elif'} valid_{u}_{c_ix}(s, 0, 0):", 1)
-                self._case_cost(ol, o_ix, u, c_ix, action.name in penalised, "0, 0", 2)
+                self._case_cost(ol, o_ix, u, c_ix, action.name in penalised, "0, 0", 2, zero_test=True)
                 self.emit("if c == 0:", 2)
                 self.emit(f"apply_{u}_{c_ix}(s, -1, 0, 0)", 3)
                 self.emit(f"return {u}", 3)
@@ -288,11 +291,24 @@ class CostEmitter:
         self.emit("]")
 
     def _loss_function(self, ol: int, oracle: ir.Oracle, loss: ir.LossExpr) -> None:
+        self._loss_body(ol, oracle, loss, False)
+        if not self._is_incremental(ol):
+            self._loss_body(ol, oracle, loss, True)
+
+    def _loss_body(self, ol: int, oracle: ir.Oracle, loss: ir.LossExpr, above: bool) -> None:
+        """``loss_ol(s)``, or with ``above`` ``loss_ol_above(s, cap)``: the loss when it is at
+        most ``cap``, else some value above ``cap``, returned as soon as the count of lost arcs
+        passes it (every term of a loss is a count, so the rest can only add).  The fused
+        oracle step only asks whether an action's cost is 0, so a scratch copy that has lost
+        more arcs than the state had stops scanning there, before any cycle count."""
         positive, hv, dv, pred = oracle.reach
         names = {hv: "h", dv: "d"}
         expr = self.expr(names)
         need_cycles = any(t != "unreachable" for t in loss.terms)
-        self.emit(f"cdef int loss_{ol}(St* s) noexcept nogil:")
+        if above:
+            self.emit(f"cdef int loss_{ol}_above(St* s, int cap) noexcept nogil:")
+        else:
+            self.emit(f"cdef int loss_{ol}(St* s) noexcept nogil:")
         self.emit(f"# oracle {comment(oracle.name)}, loss {comment(loss.name)} "
                   f"({'+'.join(loss.terms)}, bound {loss.bound})", 1)
         self.origin_comment(oracle.origin, 1)
@@ -307,6 +323,9 @@ class CostEmitter:
         cond = "1" if (self.monotonic or loss.bound == "upper") else gone
         self.emit(f"if st_has_head(s, d) and ({cond}):", 3)
         self.emit("lost += 1", 4)
+        if above:
+            self.emit("if lost > cap:", 4)
+            self.emit("return lost", 5)
         self.emit("continue", 3)
         self.emit("if st_arc(s, g, d):", 2)
         self.emit("continue", 3)
@@ -314,6 +333,9 @@ class CostEmitter:
         self.emit(f"ok = {expr.pred(pred)}", 2)
         self.emit(f"if {'not ok' if positive else 'ok'}:", 2)
         self.emit("lost += 1", 3)
+        if above:
+            self.emit("if lost > cap:", 3)
+            self.emit("return lost", 4)
         if need_cycles:
             self.emit("mark[d] = 1", 3)
         if need_cycles:
