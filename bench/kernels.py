@@ -17,11 +17,17 @@ Implementations, measured side by side in one run (CPU-time medians of ``--runs`
   a hand-written C oracle (``oracle_c.c``, O(1) and O(n) costs) and spaCy's own ArcEager
   oracle (labeled), run in a separate virtualenv because spaCy is no dependency of tsdsl.
 
-Ratios are CPU time per word.  Targets: compiled >= 100x the interpreter; compiled unlabeled
-arc-eager <= 3x the C O(1) reference; compiled labeled arc-eager >= 20x faster than spaCy's
-oracle loop.
+With ``--before REV`` the compiled unlabeled pass also runs with the code of git revision REV
+(extracted with ``git archive`` into a temporary directory, built into the same kernel cache
+under its own key), in alternating runs with this checkout's (now, before, now, before...), so
+that speed-ups are measured side by side on the same machine minutes.
 
-    python bench/kernels.py [--runs 5] [--limit N] [--interp-sentences 300] [--json out.json]
+Ratios are CPU time per word.  Targets: compiled >= 100x the interpreter; compiled unlabeled
+arc-eager <= 1.5x the C O(1) reference; compiled labeled arc-eager >= 20x faster than spaCy's
+oracle loop; with ``--before``, arc-hybrid and Covington >= 10x faster than REV.
+
+    python bench/kernels.py [--runs 5] [--limit N] [--interp-sentences 300] [--before REV]
+                            [--json out.json] [--write-docs]
 """
 
 from __future__ import annotations
@@ -42,7 +48,9 @@ from pathlib import Path
 from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# the shared directory next to the checkout, or next to one of its parents (a worktree)
+SHARED = Path(os.environ["TSDSL_SHARED"]) if os.environ.get("TSDSL_SHARED") else next(
+    (p / "shared" for p in ROOT.parents if (p / "shared").is_dir()), ROOT.parent / "shared")
 REFERENCE = SHARED / "bench" / "reference"
 DATA = SHARED / "data" / "ud" / "en_gum" / "train.conllu"
 SPACY_VENV = Path("/work/venvs/spacy")
@@ -58,7 +66,9 @@ from tsdsl.oracle import FastOracle  # noqa: E402
 from tsdsl.treebank.trees import is_projective  # noqa: E402
 
 TARGET_INTERP = 100.0  # interpreter / compiled, per word, at least
-TARGET_C = 3.0  # compiled unlabeled arc-eager / C O(1), per word, at most
+TARGET_C = 1.5  # compiled unlabeled arc-eager / C O(1), per word, at most (issue 13; 3.0 before)
+TARGET_BEFORE = 10.0  # --before: REV / this checkout, per word, at least, for the systems below
+BEFORE_TARGETED = ("arc-hybrid", "covington")
 TARGET_SPACY = 20.0  # spaCy loop / compiled labeled arc-eager, per word, at least
 
 
@@ -244,6 +254,108 @@ def measure_compiled(name: str, corpus: Corpus, runs: int, passes: int, compile_
         row.mismatched_words = res.mismatched_words
         row.note = f"all {len(heads)} sentences; per pass, {passes} passes a run"
     return [unlabeled, labeled]
+
+
+# ---- the same pass with the code of another revision (--before) --------------------------
+
+_BEFORE_DRIVER = r"""
+import json, sys, time
+src, spec, data, limit, projective_only, passes = sys.argv[1:7]
+sys.path.insert(0, src)
+import numpy as np
+import tsdsl
+if not tsdsl.__file__.startswith(src):
+    sys.exit(f"imported tsdsl from {tsdsl.__file__}, not from {src}")
+from tsdsl.kernels import compile_system
+from tsdsl.treebank.conllu import read_conllu
+from tsdsl.treebank.trees import is_projective
+sents = read_conllu(data)
+if limit != "-":
+    sents = sents[:int(limit)]
+heads = [np.asarray(s.heads, dtype=np.int32) for s in sents
+         if projective_only == "0" or is_projective(list(s.heads))]
+ks = compile_system(spec)
+packed = ks.pack(heads)
+ks.oracle_pass(packed, copy=False)  # warm-up
+print("ready", flush=True)
+for line in sys.stdin:  # one timed run of `passes` passes per line read
+    t0 = time.process_time()
+    for _ in range(int(passes)):
+        res = ks.oracle_pass(packed, copy=False)
+    dt = (time.process_time() - t0) / int(passes)
+    print(json.dumps({"cpu_s": dt, "transitions": int(res.transitions), "words": int(sum(map(len, heads))),
+                      "sentences": len(heads), "bad_sents": int(res.mismatched_sentences),
+                      "bad_words": int(res.mismatched_words)}), flush=True)
+"""
+
+
+def extract_revision(rev: str, tmp: Path) -> tuple[Optional[Path], str]:
+    """The tree of git revision ``rev`` under ``tmp`` (git archive), or the reason it is not."""
+    src = tmp / "before-src"
+    src.mkdir(exist_ok=True)
+    try:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    except (subprocess.CalledProcessError, FileNotFoundError) as e:
+        err = getattr(e, "stderr", b"") or b""
+        return None, one_line(f"git archive {rev} failed: {err.decode(errors='replace') or e}")
+    return src, ""
+
+
+def measure_before(name: str, corpus: Corpus, runs: int, passes: int, rev: str, src: Optional[Path],
+                   why: str, compile_system) -> list[Row]:
+    """The unlabeled pass with this checkout and with ``rev``'s code, in alternating runs."""
+    rows = [Row(name, "tsdsl compiled (now, alternating)"), Row(name, f"tsdsl compiled ({rev})")]
+    if src is None or compile_system is None:
+        for r in rows:
+            r.skipped = why or "compiled kernel not available"
+        return rows
+    system = load_system(ROOT / "systems" / f"{name}.ts")
+    projective_only = system.covers in ("projective", "projective-dag")
+    idx, heads = gold_heads(name, corpus)
+    ks = compile_system(str(ROOT / "systems" / f"{name}.ts"))
+    packed = ks.pack(heads)
+    ks.oracle_pass(packed, copy=False)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    spec = src / "systems" / f"{name}.ts"
+    progress(f"  before ({rev}): building and loading its kernel")
+    proc = subprocess.Popen([sys.executable, "-c", _BEFORE_DRIVER, str(src), str(spec), str(corpus.path), "-",
+                             "1" if projective_only else "0", str(passes)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        if proc.stdout.readline().strip() != "ready":
+            proc.kill()
+            err = proc.stderr.read()
+            for r in rows:
+                r.skipped = one_line(f"the code of {rev} failed: {err.strip().splitlines()[-1:] or ['?']}")
+            return rows
+        progress(f"  before ({rev}): {runs} alternating runs of {passes} passes each")
+        now_t, before_t, info, res = [], [], {}, None
+        for _ in range(runs):
+            t0 = time.process_time()
+            for _ in range(passes):
+                res = ks.oracle_pass(packed, copy=False)
+            now_t.append((time.process_time() - t0) / passes)
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            info = json.loads(proc.stdout.readline())
+            before_t.append(info["cpu_s"])
+    finally:
+        proc.stdin.close()
+        proc.wait()
+    words = sum(len(h) for h in heads)
+    now, before = rows
+    now.sentences, now.words, now.runs, now.cpu_s = len(idx), words, now_t, statistics.median(now_t)
+    now.transitions, now.mismatched_sentences, now.mismatched_words = (res.transitions, res.mismatched_sentences,
+                                                                       res.mismatched_words)
+    before.sentences, before.words, before.runs, before.cpu_s = info["sentences"], info["words"], before_t, \
+        statistics.median(before_t)
+    before.transitions, before.mismatched_sentences, before.mismatched_words = (info["transitions"],
+                                                                                info["bad_sents"], info["bad_words"])
+    for r in rows:
+        r.note = f"alternating runs with the other; per pass, {passes} passes a run"
+    before.note = f"the code of {rev} (git archive); " + before.note
+    return rows
 
 
 # ---- yardsticks (arc-eager only) ------------------------------------------------------
@@ -443,34 +555,93 @@ def ratios(rows: list[Row]) -> list[dict]:
     if comp and c:
         out.append({"name": "arc-eager: same, alternating runs", "unit": "x the C reference",
                     "target": "<=", "goal": TARGET_C, "value": comp.per_word / c.per_word})
+    for name in dict.fromkeys(r.system for r in rows):
+        now = get(name, "tsdsl compiled (now, alternating)")
+        before = next((x for x in rows if x.system == name and x.impl.startswith("tsdsl compiled (")
+                       and x.impl != "tsdsl compiled (now, alternating)" and x.impl != "tsdsl compiled (paired)"
+                       and x.per_word), None)
+        if now is None and before is None:
+            continue
+        out.append({"name": f"{name}: {before.impl[16:-1] if before else 'before'} / now",
+                    "unit": "x faster", "target": ">=",
+                    "goal": TARGET_BEFORE if name in BEFORE_TARGETED else None,
+                    "value": before.per_word / now.per_word if now and before else None})
     lab, sp = get("arc-eager", "tsdsl compiled, labeled"), get("arc-eager", "spaCy oracle loop")
     out.append({"name": "arc-eager: spaCy oracle loop / compiled labeled", "unit": "x faster",
                 "target": ">=", "goal": TARGET_SPACY, "value": sp.per_word / lab.per_word if lab and sp else None})
     for r in out:
         v = r["value"]
-        r["pass"] = None if v is None else (v >= r["goal"] if r["target"] == ">=" else v <= r["goal"])
+        r["pass"] = None if v is None or r["goal"] is None else (
+            v >= r["goal"] if r["target"] == ">=" else v <= r["goal"])
     return out
 
 
 def ratio_lines(rs: list[dict]) -> str:
     lines = ["ratios (CPU time per word):"]
     for r in rs:
-        target = f"target {r['target']} {r['goal']:g}"
+        target = "no target" if r["goal"] is None else f"target {r['target']} {r['goal']:g}"
         if r["value"] is None:
             lines.append(f"  {r['name']:<52} {'n/a':>10}  ({target}; a row is missing)")
         else:
-            verdict = "PASS" if r["pass"] else "FAIL"
+            verdict = "" if r["pass"] is None else ("PASS" if r["pass"] else "FAIL")
             v = r["value"]
             value = f"{v:,.0f}" if v >= 100 else f"{v:.2f}"
             lines.append(f"  {r['name']:<52} {value:>10} {r['unit']:<18} ({target})  {verdict}")
     return "\n".join(lines)
 
 
+# ---- the generated section of docs/kernels.md ---------------------------------------------
+
+DOCS = ROOT / "docs" / "kernels.md"
+BEGIN, END = "<!-- written by bench/kernels.py --write-docs: begin -->", "<!-- bench/kernels.py: end -->"
+
+
+def docs_section(res: dict, rows: list[Row], command: str) -> str:
+    """Markdown for this run: the measured rows (words/s) and the ratios with their verdicts."""
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    load = " ".join(f"{x:.1f}" for x in res["load_average"])
+    out = [BEGIN, "",
+           f"`{command}`, {day}, tsdsl {res['tsdsl']}, Python {res['python']}, this shared 2-core machine "
+           f"(load average {load} at the start). Oracle pass over {Path(res['data']).parent.name} "
+           f"{Path(res['data']).name} ({res['sentences']} sentences, {res['words']} words; the projective systems "
+           f"see the {res['sentences'] - res['non_projective']} projective ones); CPU-time medians of "
+           f"{res['runs']} runs of {res['passes']} passes. Mismatches: sentences/words whose final head is "
+           "not gold.", "",
+           "| system | implementation | words/s | transitions/s | mismatches |", "|---|---|---|---|---|"]
+    for r in rows:
+        if r.skipped:
+            out.append(f"| {r.system} | {r.impl} | - | - | skipped: {r.skipped} |")
+            continue
+        bad = "-" if r.mismatched_sentences is None else f"{r.mismatched_sentences}/{r.mismatched_words}"
+        out.append(f"| {r.system} | {r.impl} | {rate(r.words / r.cpu_s)} | {rate(r.transitions / r.cpu_s)} | {bad} |")
+    out += ["", "| ratio (CPU time per word) | value | target | verdict |", "|---|---|---|---|"]
+    for r in res["ratios"]:
+        v = r["value"]
+        value = "n/a" if v is None else (f"{v:,.0f}" if v >= 100 else f"{v:.2f}")
+        target = "-" if r["goal"] is None else f"{r['target']} {r['goal']:g}"
+        verdict = "-" if r["pass"] is None else ("pass" if r["pass"] else "**FAIL**")
+        out.append(f"| {r['name']} | {value} {r['unit'] if v is not None else ''} | {target} | {verdict} |")
+    out += ["", END]
+    return "\n".join(out)
+
+
+def write_docs(res: dict, rows: list[Row], command: str) -> None:
+    """Replace the section between the markers in docs/kernels.md (appended when absent)."""
+    text = DOCS.read_text(encoding="utf-8")
+    section = docs_section(res, rows, command)
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        text = head + section + rest.split(END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    DOCS.write_text(text, encoding="utf-8")
+
+
 # ---- driver ---------------------------------------------------------------------------
 
 
 def run(*, data: Path, limit: Optional[int], runs: int, passes: int, interp_sentences: int,
-        systems: list[str], yardsticks: bool, spacy: Optional[str], tmp: Path) -> dict:
+        systems: list[str], yardsticks: bool, spacy: Optional[str], tmp: Path, before: Optional[str] = None) -> dict:
     """Measure everything; return the figures (rows, ratios, context) as plain data."""
     progress(f"reading {data}")
     corpus = load_corpus(data, limit, tmp)
@@ -478,6 +649,7 @@ def run(*, data: Path, limit: Optional[int], runs: int, passes: int, interp_sent
     if why_not:
         print(why_not, flush=True)
     rows: list[Row] = []
+    src, why_before = extract_revision(before, tmp) if before else (None, "")
     for name in systems:
         progress(f"{name}:")
         rows.append(measure_interp(name, corpus, interp_sentences, runs))
@@ -486,6 +658,8 @@ def run(*, data: Path, limit: Optional[int], runs: int, passes: int, interp_sent
                      Row(name, "tsdsl compiled, labeled", skipped="compiled kernel not available (see above)")]
         else:
             rows += measure_compiled(name, corpus, runs, passes, compile_system)
+        if before:
+            rows += measure_before(name, corpus, runs, passes, before, src, why_before, compile_system)
     if yardsticks and "arc-eager" in systems:
         progress("yardsticks (arc-eager):")
         rows += measure_c(corpus, runs, passes, tmp)
@@ -493,7 +667,7 @@ def run(*, data: Path, limit: Optional[int], runs: int, passes: int, interp_sent
         rows += measure_paired(corpus, runs, passes, tmp, compile_system)
     return {
         "data": str(data), "limit": limit, "runs": runs, "passes": passes,
-        "interp_sentences": interp_sentences,
+        "interp_sentences": interp_sentences, "before": before,
         "sentences": len(corpus.heads), "words": sum(map(len, corpus.heads)),
         "non_projective": corpus.non_projective,
         "tsdsl": __version__, "python": platform.python_version(), "machine": platform.machine(),
@@ -512,7 +686,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--systems", nargs="+", default=SYSTEMS)
     p.add_argument("--no-yardsticks", dest="yardsticks", action="store_false", help="skip the C and spaCy runs")
     p.add_argument("--spacy-python", help=f"python of a venv with spaCy (default {SPACY_VENV}/bin/python)")
+    p.add_argument("--before", metavar="REV", help="also run the compiled pass with the code of git revision REV")
     p.add_argument("--json", type=Path, help="also write the figures to this file")
+    p.add_argument("--write-docs", action="store_true",
+                   help=f"replace the generated section of {DOCS.relative_to(ROOT)} with this run's figures")
     args = p.parse_args(argv)
     if not args.data.is_file():
         print(f"skipped: data not found: {args.data} (pass --data FILE.conllu)")
@@ -520,7 +697,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     with tempfile.TemporaryDirectory(prefix="tsdsl-bench-") as tmp:
         res = run(data=args.data, limit=args.limit, runs=args.runs, passes=args.passes,
                   interp_sentences=args.interp_sentences, systems=args.systems, yardsticks=args.yardsticks,
-                  spacy=args.spacy_python, tmp=Path(tmp))
+                  spacy=args.spacy_python, tmp=Path(tmp), before=args.before)
     rows = res.pop("_rows")
     proj = res["sentences"] - res["non_projective"]
     print(f"\nOracle pass over {res['data']}{f' (first {args.limit})' if args.limit else ''}: "
@@ -534,6 +711,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
         print(f"figures written to {args.json}")
+    if args.write_docs:
+        write_docs(res, rows, " ".join(["python", "bench/kernels.py", *(argv if argv is not None else sys.argv[1:])]))
+        print(f"section written to {DOCS}")
     return 0
 
 

@@ -315,7 +315,7 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
                                                                        n_sent + 1, True)
     cdef const int* atab_data = NULL
     cdef Py_ssize_t si, T = 0
-    cdef int n, off, maxn = 0, a, lab, best, best_lab, h, d, lc, steps, limit, headless, bad, k, ph
+    cdef int n, off, maxn = 0, a, lab, best, best_lab, h, d, lc, steps, limit, headless, bad, k, ph, base
     cdef long long stuck = 0, bad_sents = 0, bad_words = 0
     cdef bint labeled = n_labels > 0 and labels != NULL
     cdef bint overflow = False
@@ -366,14 +366,23 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
                 gold_attach(&tmp, blk)
             steps = 0
             limit = 4 * (n + 2) * (n + 2) + 16
+            # the loss of the state, for costs by scratch copy: computed once a sentence, as
+            # every action the unlabeled pass takes costs 0 and so leaves it unchanged
+            base = 0 if labeled or not NEEDS_SCRATCH_STATE else loss_of(&s, ol)
             while not st_terminal(&s):
                 if steps >= limit:
                     stuck += 1
                     break
-                all_costs_nt(&s, &tmp, ol, row)
                 best = -1
                 best_lab = -1
-                if labeled:
+                if not labeled:
+                    # fused: costs in action order, the first zero applied at once
+                    best = oracle_step_nt(&s, &tmp, ol, base)
+                    if best < 0:
+                        stuck += 1
+                        break
+                else:
+                    all_costs_nt(&s, &tmp, ol, row)
                     k = 0
                     for a in range(nact):
                         if row[a] == ILLEGAL:
@@ -391,15 +400,10 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
                             k += 1
                             if row[a] == 0 and best < 0:
                                 best = a
-                else:
-                    for a in range(nact):
-                        if row[a] == 0:
-                            best = a
-                            break
-                if best < 0:
-                    stuck += 1
-                    break
-                apply_legal(&s, best, best_lab)
+                    if best < 0:
+                        stuck += 1
+                        break
+                    apply_legal(&s, best, best_lab)
                 if T < cap:
                     out_actions[T] = best
                     if labeled:

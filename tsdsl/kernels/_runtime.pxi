@@ -100,12 +100,28 @@ cdef int st_copy(St* dst, const St* src) noexcept nogil:
 
 
 cdef inline void st_copy_into(St* dst, const St* src) noexcept nogil:
-    """Overwrite ``dst`` (allocated for the same sentence length) with ``src``."""
+    """Overwrite ``dst`` (allocated for the same sentence length) with ``src``.
+
+    Only what a configuration is made of is copied: the occupied slots of each list, the
+    per-token arrays and the oracle's counts; not the scratch and work areas (every user
+    fills them before reading) nor the free list slots.  Costs by scratch copy pay this
+    once per action, so it is kept to the live part of the state.
+    """
     cdef char* mem = dst.mem
+    cdef int k
+    cdef size_t nt = src.ntok
     dst[0] = src[0]
     dst.mem = mem
-    memcpy(mem, src.mem, src.size)
     st_layout(dst, mem)
+    for k in range(NLX):
+        if src.hi[k] > src.lo[k]:
+            memcpy(dst.buf + k * src.cap + src.lo[k], src.buf + k * src.cap + src.lo[k],
+                   (src.hi[k] - src.lo[k]) * sizeof(int))
+    memcpy(dst.head, src.head, 3 * nt * sizeof(int))  # head, lab, at
+    if MULTI:
+        memcpy(dst.adjlab, src.adjlab, nt * nt * sizeof(int))
+    # cnt, where, tflag, adj, cls: contiguous to the end of the block
+    memcpy(<char*>dst.cnt, <const char*>src.cnt, src.size - (<const char*>src.cnt - src.mem))
 
 
 cdef inline int st_len(const St* s, int k) noexcept nogil:
@@ -272,6 +288,83 @@ cdef inline bint st_connected(St* s, int a, int b) noexcept nogil:
     return st_component(s, a) == st_component(s, b)
 
 
+cdef bint st_cycles_one_in(St* s, const unsigned char* lost, int* n_cycles, int* n_problematic) noexcept nogil:
+    """:func:`st_cycles` in O(n) when every node of A + I has at most one incoming arc
+    (False, nothing counted, otherwise).
+
+    Then every weakly connected part holds at most one cycle, found by following the
+    incoming arcs backwards; the elementary cycles are exactly these.  Each is walked in the
+    order the general enumeration walks it (from its smallest node, along the arcs), so the
+    arc chosen to break it, and whether it is problematic, are the same.
+    """
+    cdef int nt = s.ntok, d, h, g, p, x, y, k, m, ln, best_max, best_min, bx, by, z, e0, e1, cyc = 0, prob = 0
+    cdef int* par = s.work                  # nt: the one incoming arc's tail, or -1
+    cdef int* stamp = s.work + nt           # nt: the walk that reached the node first (+1), 0 none
+    cdef int* ring = s.work + 2 * nt        # nt: one cycle, backwards from its smallest node
+    cdef int* fwd = s.work + 3 * nt         # nt: the same cycle along its arcs
+    for d in range(nt):
+        h = s.head[d]
+        g = s.gold[d]
+        p = h
+        if g >= 0 and not lost[d] and g != h:
+            if h >= 0:
+                return False  # two incoming arcs: the general enumeration
+            p = g
+        par[d] = p
+        stamp[d] = 0
+    for d in range(nt):
+        if stamp[d]:
+            continue
+        x = d
+        while x >= 0 and not stamp[x]:
+            stamp[x] = d + 1
+            x = par[x]
+        if x < 0 or stamp[x] != d + 1:
+            continue  # the walk ended, or met an earlier walk: no new cycle
+        # x is on a new cycle: collect it backwards from its smallest node
+        m = x
+        y = par[x]
+        while y != x:
+            if y < m:
+                m = y
+            y = par[y]
+        ln = 0
+        y = m
+        while True:
+            ring[ln] = y
+            ln += 1
+            y = par[y]
+            if y == m:
+                break
+        fwd[0] = m
+        for k in range(1, ln):
+            fwd[k] = ring[ln - k]
+        cyc += 1
+        best_max = -1
+        best_min = 0
+        bx = -1
+        by = 0
+        for k in range(ln):
+            x = fwd[k]
+            y = fwd[k + 1] if k < ln - 1 else fwd[0]
+            if s.head[y] == x:
+                continue
+            e0 = x if x > y else y
+            e1 = x if x < y else y
+            if e0 > best_max or (e0 == best_max and e1 < best_min):
+                best_max = e0
+                best_min = e1
+                bx = x
+                by = k
+        if bx >= 0:
+            z = fwd[by - 1] if by > 0 else fwd[ln - 1]
+            if s.gold[bx] == z:
+                prob += 1
+    n_cycles[0] = cyc
+    n_problematic[0] = prob
+    return True
+
+
 cdef void st_cycles(St* s, const unsigned char* lost, int* n_cycles, int* n_problematic) noexcept nogil:
     """Count the elementary cycles of A + I (arcs built plus reachable gold arcs), and those
     whose breaking, in Covington's arc-building order, removes a gold arc.
@@ -287,6 +380,8 @@ cdef void st_cycles(St* s, const unsigned char* lost, int* n_cycles, int* n_prob
     cdef int* onp = s.work + (5 * nt + 1)   # nt
     cdef int* fill = s.work + (6 * nt + 1)  # nt
     cdef int x, y, z, bx, by, e0, e1, best_max, best_min, g
+    if st_cycles_one_in(s, lost, n_cycles, n_problematic):
+        return
     memset(deg, 0, (nt + 1) * sizeof(int))
     for d in range(nt):
         h = s.head[d]

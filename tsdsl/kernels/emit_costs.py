@@ -147,18 +147,11 @@ class CostEmitter:
                 self.emit("cdef int c", 1)
                 for c_ix in range(len(action.cases)):
                     self.emit(f"if valid_{u}_{c_ix}(s, {args}):", 1)
-                    if inc:
-                        self.emit(f"c = delta_{u}_{c_ix}(s, {args})", 2)
-                    else:
-                        self.emit("st_copy_into(tmp, s)", 2)
-                        self.emit(f"apply_{u}_{c_ix}(tmp, -1, {args})", 2)
-                        self.emit(f"c = loss_{ol}(tmp) - base", 2)
-                    if action.name in penalised:
-                        self.emit(f"if c < 1 and pen_{o_ix}_{u}_{c_ix}(s, {args}):", 2)
-                        self.emit("c = 1", 3)
+                    self._case_cost(ol, o_ix, u, c_ix, action.name in penalised, args, 2)
                     self.emit("return c", 2)
                 self.emit("return ILLEGAL", 1)
                 self.emit()
+            self._oracle_step(ol, o_ix, penalised)
             self.emit(f"cdef inline void all_costs_{ol}(St* s, St* tmp, int* out) noexcept nogil:")
             self.emit(f"cdef int base = {'0' if inc else f'loss_{ol}(s)'}", 1)
             if self.sys.unbounded:
@@ -177,12 +170,78 @@ class CostEmitter:
                 for a_ix in range(n):
                     self.emit(f"out[{a_ix}] = c{a_ix}", 1)
             self.emit()
+        self.emit("cdef inline int oracle_step_nt(St* s, St* tmp, int ol, int base) noexcept nogil:")
+        self.emit('"""Apply the first legal action of zero cost, unlabeled (s not terminal); its index, or -1.', 1)
+        self.emit("", 0)
+        self.emit("``base``: loss_of(s, ol), unchanged by the step when an action is taken.", 1)
+        self.emit('"""', 1)
+        for ol in range(len(self.losses)):
+            self.emit(f"if ol == {ol}:", 1)
+            self.emit(f"return oracle_step_{ol}(s, tmp, base)", 2)
+        self.emit("return -1", 1)
+        self.emit()
         self.emit("cdef inline void all_costs_nt(St* s, St* tmp, int ol, int* out) noexcept nogil:")
         self.emit('"""Cost of every action under the attached gold tree (s not terminal; ILLEGAL: not legal)."""', 1)
         for ol in range(len(self.losses)):
             self.emit(f"if ol == {ol}:", 1)
             self.emit(f"all_costs_{ol}(s, tmp, out)", 2)
         self.emit("pass", 1)
+        self.emit()
+
+    def _case_cost(self, ol: int, o_ix: int, u: int, c_ix: int, penalised: bool, args: str, indent: int,
+                   zero_test: bool = False) -> None:
+        """Set ``c`` to the cost of case ``c_ix`` of unit ``u`` (known to apply) under loss ``ol``
+        (``zero_test``: exact when at most 0, else some positive value)."""
+        if self._is_incremental(ol):
+            self.emit(f"c = delta_{u}_{c_ix}(s, {args})", indent)
+        else:
+            self.emit("st_copy_into(tmp, s)", indent)
+            self.emit(f"apply_{u}_{c_ix}(tmp, -1, {args})", indent)
+            loss = f"loss_{ol}_above(tmp, base)" if zero_test else f"loss_{ol}(tmp)"
+            self.emit(f"c = {loss} - base", indent)
+        if penalised:
+            self.emit(f"if c < 1 and pen_{o_ix}_{u}_{c_ix}(s, {args}):", indent)
+            self.emit("c = 1", indent + 1)
+
+    def _oracle_step(self, ol: int, o_ix: int, penalised: set) -> None:
+        """``oracle_step_ol``: one step of the oracle pass, fused.
+
+        The pass takes the first legal action of zero cost in the system's order, so the
+        costs are evaluated in that order and the first zero applies at once, through the
+        case found legal: no cost array, no later action's cost, no dispatch on an action
+        number (for fixed action sets).  The choice is the one ``all_costs`` would give.
+        """
+        inc = self._is_incremental(ol)
+        self.emit(f"cdef inline int oracle_step_{ol}(St* s, St* tmp, int base) noexcept nogil:")
+        self.emit('"""Apply the first legal action of zero cost (label -1); its index, or -1 when none.', 1)
+        self.emit("", 0)
+        self.emit("``base`` is loss_ol(s), which the caller carries from step to step: the action", 1)
+        self.emit("taken costs 0, so the loss after it is the loss before (ignored when incremental).", 1)
+        self.emit('"""', 1)
+        self.emit("cdef int c", 1)
+        if self.sys.unbounded:
+            self.emit("cdef int a, g, i0, i1", 1)
+            self.emit("for a in range(s.nact):", 1)
+            self.emit("g = s.atab[3 * a]", 2)
+            self.emit("i0 = s.atab[3 * a + 1]", 2)
+            self.emit("i1 = s.atab[3 * a + 2]", 2)
+            for u in range(len(self.units)):
+                self.emit(f"{'if' if u == 0 else 'elif'} g == {u}:", 2)
+                self.emit(f"c = cost_{ol}_{u}(s, tmp, base, i0, i1)", 3)
+            self.emit("if c == 0:", 2)
+            self.emit("apply_legal(s, a, -1)", 3)
+            self.emit("return a", 3)
+            self.emit("return -1", 1)
+            self.emit()
+            return
+        for u, (action, _) in enumerate(self.units):
+            for c_ix in range(len(action.cases)):
+                self.emit(f"{'if' if c_ix == 0 else 'elif'} valid_{u}_{c_ix}(s, 0, 0):", 1)
+                self._case_cost(ol, o_ix, u, c_ix, action.name in penalised, "0, 0", 2, zero_test=True)
+                self.emit("if c == 0:", 2)
+                self.emit(f"apply_{u}_{c_ix}(s, -1, 0, 0)", 3)
+                self.emit(f"return {u}", 3)
+        self.emit("return -1", 1)
         self.emit()
 
     def _class_function(self) -> None:
@@ -232,11 +291,24 @@ class CostEmitter:
         self.emit("]")
 
     def _loss_function(self, ol: int, oracle: ir.Oracle, loss: ir.LossExpr) -> None:
+        self._loss_body(ol, oracle, loss, False)
+        if not self._is_incremental(ol):
+            self._loss_body(ol, oracle, loss, True)
+
+    def _loss_body(self, ol: int, oracle: ir.Oracle, loss: ir.LossExpr, above: bool) -> None:
+        """``loss_ol(s)``, or with ``above`` ``loss_ol_above(s, cap)``: the loss when it is at
+        most ``cap``, else some value above ``cap``, returned as soon as the count of lost arcs
+        passes it (every term of a loss is a count, so the rest can only add).  The fused
+        oracle step only asks whether an action's cost is 0, so a scratch copy that has lost
+        more arcs than the state had stops scanning there, before any cycle count."""
         positive, hv, dv, pred = oracle.reach
         names = {hv: "h", dv: "d"}
         expr = self.expr(names)
         need_cycles = any(t != "unreachable" for t in loss.terms)
-        self.emit(f"cdef int loss_{ol}(St* s) noexcept nogil:")
+        if above:
+            self.emit(f"cdef int loss_{ol}_above(St* s, int cap) noexcept nogil:")
+        else:
+            self.emit(f"cdef int loss_{ol}(St* s) noexcept nogil:")
         self.emit(f"# oracle {comment(oracle.name)}, loss {comment(loss.name)} "
                   f"({'+'.join(loss.terms)}, bound {loss.bound})", 1)
         self.origin_comment(oracle.origin, 1)
@@ -251,6 +323,9 @@ class CostEmitter:
         cond = "1" if (self.monotonic or loss.bound == "upper") else gone
         self.emit(f"if st_has_head(s, d) and ({cond}):", 3)
         self.emit("lost += 1", 4)
+        if above:
+            self.emit("if lost > cap:", 4)
+            self.emit("return lost", 5)
         self.emit("continue", 3)
         self.emit("if st_arc(s, g, d):", 2)
         self.emit("continue", 3)
@@ -258,6 +333,9 @@ class CostEmitter:
         self.emit(f"ok = {expr.pred(pred)}", 2)
         self.emit(f"if {'not ok' if positive else 'ok'}:", 2)
         self.emit("lost += 1", 3)
+        if above:
+            self.emit("if lost > cap:", 3)
+            self.emit("return lost", 4)
         if need_cycles:
             self.emit("mark[d] = 1", 3)
         if need_cycles:
