@@ -264,13 +264,16 @@ class DeriveOracle(Command):
 
         from ..verify.derive_oracle import derive_oracle
 
-        system = load_system(args.spec, parse_overrides(args.set))
+        overrides = parse_overrides(args.set)
+        system = load_system(args.spec, overrides)
         if system.multihead:
             raise UsageError(f"{args.spec}: oracles of multihead systems cannot be derived yet")
         derived = derive_oracle(system, str(Path(system.source_file).resolve()), configs=args.configs,
-                                max_n=args.max_n)
+                                max_n=args.max_n, overrides=overrides)
         verdict = ("exact: no configuration differed from the exact loss" if derived.exact else
-                   "a lower bound of the loss (the check found configurations where it is not exact)")
+                   "a lower bound of the loss (the check found configurations where it is not exact)"
+                   if derived.lower else "NOT a lower bound: configurations where it exceeds the exact loss "
+                   "(a bug in the reachability analysis: please report it)")
         print(f"  # derived by `tsdsl derive-oracle` from the IR's pair reachability; checked on "
               f"{derived.configurations} configurations of up to {args.max_n} words: {verdict}")
         print(derived.block, end="")

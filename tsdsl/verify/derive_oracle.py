@@ -32,6 +32,8 @@ class DerivedOracle:
     exact: bool          # the check found no configuration where it is not the loss
     configurations: int  # how many configurations the check compared
     block: str           # the oracle block, ready to paste into (or extend) the spec
+    lower: bool = True   # the check found no configuration where it exceeds the exact loss
+    skipped: int = 0     # configurations the check skipped (dead ends, over the search budget)
 
 
 def reach_rule(system: ir.System) -> str:
@@ -144,16 +146,33 @@ def _primes(on: list[tuple], universe: list[tuple], dont_care) -> list[tuple]:
     return chosen
 
 
+TITLE = "Derived from the IR's pair reachability (tsdsl derive-oracle)"
+
+
+def check_spec_text(system: ir.System, extends: str, rule: str, name: str = "derived") -> str:
+    """A child of the spec at ``extends`` declaring the rule twice: as the exact loss
+    (``loss``) and as a lower bound (``lower``), so that one check says which it is."""
+    return (f'system {system.name}_derived\nextends "{extends}"\noracle {name} "{TITLE}"\n'
+            f'reachable h -> d if {rule}\nloss = unreachable\nloss lower = unreachable bound lower\n')
+
+
+def oracle_block(rule: str, exact: bool, name: str = "derived") -> str:
+    """The oracle block of a derived rule: ``loss = unreachable``, with ``bound lower`` unless
+    the check found it exact."""
+    bound = "" if exact else "  bound lower"
+    return f'  oracle   {name} "{TITLE}"\n  reachable h -> d if {rule}\n  loss = unreachable{bound}\n'
+
+
 def derive_oracle(system: ir.System, spec_file: str, *, configs: int = 300, max_n: int = 6,
-                  name: str = "derived") -> DerivedOracle:
-    """The derived oracle of the spec at ``spec_file`` (lowered as ``system``), checked against
-    the exact loss on ``configs`` configurations of up to ``max_n`` words."""
+                  name: str = "derived", overrides: Optional[dict] = None, seed: int = 0) -> DerivedOracle:
+    """The derived oracle of the spec at ``spec_file`` (lowered as ``system``, with the same
+    ``overrides``), checked against the exact loss on ``configs`` configurations of up to
+    ``max_n`` words."""
     rule = reach_rule(system)
-    title = "Derived from the IR's pair reachability (tsdsl derive-oracle)"
-    text = (f'system {system.name}_derived\nextends "{spec_file}"\n'
-            f'oracle {name} "{title}"\nreachable h -> d if {rule}\nloss = unreachable\n')
-    child = load_system_text(text, file=str(spec_file) + ".derived.ts")
-    report = check_oracle(child, name, configs=configs, max_n=max_n, budget=50_000)
-    bound = "" if report.ok else "  bound lower"
-    block = (f'  oracle   {name} "{title}"\n  reachable h -> d if {rule}\n  loss = unreachable{bound}\n')
-    return DerivedOracle(rule, report.ok, report.configurations, block)
+    child = load_system_text(check_spec_text(system, spec_file, rule, name), file=str(spec_file) + ".derived.ts",
+                             overrides=overrides)
+    report = check_oracle(child, name, configs=configs, max_n=max_n, budget=50_000, seed=seed)
+    exact = report.mismatches.get("loss", 0) == 0
+    return DerivedOracle(rule, exact, report.configurations, oracle_block(rule, exact, name),
+                         lower=report.mismatches.get("lower", 0) == 0,
+                         skipped=report.skipped_dead + report.skipped_budget)
