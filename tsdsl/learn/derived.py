@@ -50,10 +50,12 @@ class DerivedUse:
     configurations: int = 0
     spec_file: Optional[str] = None
 
-    def meta(self) -> Optional[dict]:
+    def meta(self, trained: bool) -> Optional[dict]:
+        """What model.json keeps: the rule, the check's verdict, and whether the parser trained
+        with it (``trained``; False when the oracle checks sent training to the search)."""
         if not self.note:
             return None
-        return {"used": self.used, "exact": self.exact, "rule": self.rule, "note": self.note,
+        return {"used": self.used, "trained": trained, "exact": self.exact, "rule": self.rule, "note": self.note,
                 "check": {"configurations": self.configurations, "max_n": CHECK_N}}
 
 

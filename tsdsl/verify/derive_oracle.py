@@ -124,6 +124,10 @@ def reach_rule(system: ir.System, *, ordered: bool = True) -> str:
                 for implicant in _primes(on, all_bits, lambda b, gaps=gaps: value(b, gaps) is None):
                     lits = [names[i] if v else f"not {names[i]}" for i, v in enumerate(implicant) if v is not None]
                     terms.append(" and ".join(x for x in where + [gap_text] + lits if x))
+    if system.attach_headless_to_root and rooted:
+        # the end of parsing attaches every headless word to the root: no action builds that
+        # arc, so the analysis cannot see it (any word, if heads can be taken away again)
+        terms.append("is_root(h)" if not system.is_monotonic(8) else "is_root(h) and not has_head(d)")
     return " or ".join(f"({t})" for t in terms) if terms else "false"
 
 
