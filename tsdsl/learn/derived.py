@@ -35,7 +35,8 @@ CHECK_CONFIGS = 300
 CHECK_N = 6
 """Longest sentence of that check (the exact search grows quickly with the length)."""
 ORACLE_NAME = "derived"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+"""Part of the cache key: raise it whenever the derivation or its check changes."""
 
 
 @dataclass
