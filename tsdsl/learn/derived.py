@@ -34,8 +34,12 @@ CHECK_CONFIGS = 300
 """Configurations on which the derived rule is compared with the exact loss before it trains."""
 CHECK_N = 6
 """Longest sentence of that check (the exact search grows quickly with the length)."""
+CHECK_EXHAUSTIVE_N = 4
+"""Before those, every configuration of every gold tree of up to this many words."""
 ORACLE_NAME = "derived"
-CACHE_VERSION = 2
+_CHECK = (f"every one of the gold trees of up to {CHECK_EXHAUSTIVE_N} words, and {CHECK_CONFIGS} random ones "
+          f"of up to {CHECK_N} words")
+CACHE_VERSION = 3
 """Part of the cache key: raise it whenever the derivation or its check changes."""
 
 
@@ -57,12 +61,13 @@ class DerivedUse:
         if not self.note:
             return None
         return {"used": self.used, "trained": trained, "exact": self.exact, "rule": self.rule, "note": self.note,
-                "check": {"configurations": self.configurations, "max_n": CHECK_N}}
+                "check": {"configurations": self.configurations, "random_max_n": CHECK_N,
+                          "exhaustive_max_n": CHECK_EXHAUSTIVE_N}}
 
 
 def _cache_dir(system: ir.System) -> Path:
     h = hashlib.sha256(f"{CACHE_VERSION}\0{system.source_hash}\0{Path(system.source_file).resolve()}\0"
-                       f"{CHECK_CONFIGS}\0{CHECK_N}".encode("utf-8"))
+                       f"{CHECK_CONFIGS}\0{CHECK_N}\0{CHECK_EXHAUSTIVE_N}".encode("utf-8"))
     return kernel_cache_dir() / "oracles" / h.hexdigest()[:32]
 
 
@@ -75,7 +80,7 @@ def oracle_spec(system: ir.System, extends: str, rule: str, exact: bool, configu
     verdict = "exact" if exact else "a lower bound (some configurations differ from the exact loss)"
     bound = "" if exact else "  bound lower"
     return (f"# The oracle `tsdsl derive-oracle` derives for {Path(system.source_file).name}, checked against\n"
-            f"# the exact loss on {configurations} configurations of up to {CHECK_N} words: {verdict}.\n"
+            f"# the exact loss on {configurations} configurations ({_CHECK}): {verdict}.\n"
             f'system {system.name}_derived "{_quoted(system.title)} (derived oracle)"\n'
             f'  extends  "{extends}"\n'
             f'  oracle   {ORACLE_NAME} "{TITLE}"\n'
@@ -122,8 +127,8 @@ def _decide(system: ir.System, overrides: Optional[dict], where: Path) -> dict:
     """Derive, check and print; the record the cache keeps."""
     name = system.source_file
     derived = derive_oracle(system, str(Path(name).resolve()), configs=CHECK_CONFIGS, max_n=CHECK_N,
-                            name=ORACLE_NAME, overrides=overrides)
-    checked = f"checked against the exact loss on {derived.configurations} configurations of up to {CHECK_N} words"
+                            exhaustive_n=CHECK_EXHAUSTIVE_N, name=ORACLE_NAME, overrides=overrides)
+    checked = f"checked against the exact loss on {derived.configurations} configurations: {_CHECK}"
     base = {"rule": derived.rule, "configurations": derived.configurations}
     if derived.rule == "false":
         return {**base, "status": "none", "note": f"{name}: declares no oracle, and the IR's pair reachability "

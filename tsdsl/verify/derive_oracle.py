@@ -22,7 +22,7 @@ from typing import Optional
 
 from .. import ir
 from ..lang import load_system_text
-from .oracle_check import check_oracle
+from .oracle_check import check_oracle, check_oracle_exhaustive
 from .reach import PairReachability
 from .reach_order import OrderedPairReachability
 
@@ -35,6 +35,7 @@ class DerivedOracle:
     block: str           # the oracle block, ready to paste into (or extend) the spec
     lower: bool = True   # the check found no configuration where it exceeds the exact loss
     skipped: int = 0     # configurations the check skipped (dead ends, over the search budget)
+    exhaustive: int = 0  # of ``configurations``, those of the exhaustive part of the check
 
 
 def reach_rule(system: ir.System, *, ordered: bool = True) -> str:
@@ -222,15 +223,21 @@ def oracle_block(rule: str, exact: bool, name: str = "derived") -> str:
 
 
 def derive_oracle(system: ir.System, spec_file: str, *, configs: int = 300, max_n: int = 6,
-                  name: str = "derived", overrides: Optional[dict] = None, seed: int = 0) -> DerivedOracle:
+                  exhaustive_n: int = 4, name: str = "derived", overrides: Optional[dict] = None,
+                  seed: int = 0) -> DerivedOracle:
     """The derived oracle of the spec at ``spec_file`` (lowered as ``system``, with the same
-    ``overrides``), checked against the exact loss on ``configs`` configurations of up to
-    ``max_n`` words."""
+    ``overrides``), checked against the exact loss on every configuration of every gold tree
+    of up to ``exhaustive_n`` words (0: none), then on ``configs`` random configurations of
+    up to ``max_n`` words."""
     rule = reach_rule(system)
     child = load_system_text(check_spec_text(system, spec_file, rule, name), file=str(spec_file) + ".derived.ts",
                              overrides=overrides)
-    report = check_oracle(child, name, configs=configs, max_n=max_n, budget=50_000, seed=seed)
-    exact = report.mismatches.get("loss", 0) == 0
-    return DerivedOracle(rule, exact, report.configurations, oracle_block(rule, exact, name),
-                         lower=report.mismatches.get("lower", 0) == 0,
-                         skipped=report.skipped_dead + report.skipped_budget)
+    reports = [check_oracle(child, name, configs=configs, max_n=max_n, budget=50_000, seed=seed)]
+    if exhaustive_n > 0:
+        reports.append(check_oracle_exhaustive(child, name, max_n=exhaustive_n, budget=50_000))
+    wrong = {k: sum(r.mismatches.get(k, 0) for r in reports) for k in ("loss", "lower")}
+    exact = wrong["loss"] == 0
+    return DerivedOracle(rule, exact, sum(r.configurations for r in reports), oracle_block(rule, exact, name),
+                         lower=wrong["lower"] == 0,
+                         skipped=sum(r.skipped_dead + r.skipped_budget for r in reports),
+                         exhaustive=reports[1].configurations if exhaustive_n > 0 else 0)
