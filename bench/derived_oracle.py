@@ -15,6 +15,7 @@ Skips with a message when ``../shared/data/ud`` (or ``$TSDSL_UD_DATA``) is absen
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -47,12 +48,12 @@ def tsdsl(*argv) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tsdsl.cli", *map(str, argv)], capture_output=True, text=True)
 
 
-def one(spec: str, sets: tuple, run: tuple, tb: Path, epochs: int, work: Path) -> dict:
+def one(spec: str, sets: tuple, run: tuple, tb: Path, epochs: int, work: Path, seed: int) -> dict:
     model = work / "model"
     set_args = [x for s in sets for x in ("--set", s)]
     t0 = time.time()
     p = tsdsl("train", spec, *set_args, "--train", tb / "train.conllu", "--dev", tb / "dev.conllu", "--out", model,
-              "--epochs", epochs, "--no-tagger", "--quiet", "--force", *run)
+              "--epochs", epochs, "--seed", seed, "--no-tagger", "--quiet", "--force", *run)
     if p.returncode:
         return {"error": p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"}
     seconds = time.time() - t0
@@ -77,6 +78,7 @@ def main() -> int:
     ap.add_argument("--epochs", type=int, default=15)
     ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
     ap.add_argument("--runs", nargs="+", default=list(RUNS), choices=list(RUNS))
+    ap.add_argument("--seeds", nargs="+", type=int, default=[1], help="training seeds (default 1)")
     ap.add_argument("--json", help="also write the rows to this file")
     args = ap.parse_args()
     tb = DATA / args.treebank
@@ -84,23 +86,23 @@ def main() -> int:
         print(f"skipped: no treebank at {tb} (set TSDSL_UD_DATA to the folder holding {args.treebank}/)")
         return 0
     rows = []
-    print(f"{'system':<12} {'run':<23} {'oracle':<8} {'derived':<12} {'reprod.':>7} {'epoch':>5} "
+    print(f"{'system':<12} {'run':<23} {'seed':>4} {'oracle':<8} {'derived':<12} {'reprod.':>7} {'epoch':>5} "
           f"{'dev LAS':>7} {'test LAS':>8} {'test UAS':>8} {'train s':>7}", flush=True)
     for name in args.systems:
         spec, sets = SYSTEMS[name]
-        for run in args.runs:
+        for seed, run in itertools.product(args.seeds, args.runs):
             if run.startswith("derived-") and any(r.get("system") == name and r.get("run") == "auto"
-                                                       and r.get("oracle") == "dynamic" for r in rows):
+                                                  and r.get("oracle") == "dynamic" for r in rows):
                 continue  # auto already trained dynamically with the (exact) derived oracle
             with tempfile.TemporaryDirectory() as work:
-                r = one(spec, sets, RUNS[run], tb, args.epochs, Path(work))
-            r.update(system=name, run=run)
+                r = one(spec, sets, RUNS[run], tb, args.epochs, Path(work), seed)
+            r.update(system=name, run=run, seed=seed)
             rows.append(r)
             if "error" in r:
-                print(f"{name:<12} {run:<23} error: {r['error']}", flush=True)
+                print(f"{name:<12} {run:<23} {seed:>4} error: {r['error']}", flush=True)
                 continue
             rep = f"{100 * r['reproduced']:.1f}" if r["reproduced"] is not None else "-"
-            print(f"{name:<12} {run:<23} {r['oracle']:<8} {r['derived']:<12} {rep:>7} {r['best_epoch']:>5} "
+            print(f"{name:<12} {run:<23} {seed:>4} {r['oracle']:<8} {r['derived']:<12} {rep:>7} {r['best_epoch']:>5} "
                   f"{r['dev_las']:>7.2f} {r['test_las']:>8.2f} {r['test_uas']:>8.2f} {r['train_seconds']:>7.1f}",
                   flush=True)
     if args.json:

@@ -174,3 +174,24 @@ def test_oracle_search_does_not_derive(tmp_path):
     assert code == 0, err
     meta = json.loads((model / "model.json").read_text(encoding="utf-8"))
     assert meta["oracle"] == "search" and meta["derived_oracle"] is None
+
+
+def test_all_trees_enumerates_every_single_rooted_tree():
+    """n^(n-1) single-rooted trees of n words (Cayley), and 1, 2, 7, 30 projective ones."""
+    from tsdsl.verify.oracle_check import all_trees
+
+    assert [len(set(all_trees(n, False))) for n in range(1, 5)] == [n ** (n - 1) for n in range(1, 5)]
+    assert [len(set(all_trees(n, True))) for n in range(1, 5)] == [1, 2, 7, 30]
+
+
+def test_the_exhaustive_check_catches_a_wrong_rule(tmp_path):
+    """Arc-eager's declared oracle passes every configuration up to 4 words; dropping its
+    LEFT-ARC term (buffer head, headless stack word) is caught."""
+    from tsdsl.verify.oracle_check import check_oracle_exhaustive
+
+    good = check_oracle_exhaustive(load_system(SYSTEMS / "arc-eager.ts"), max_n=4)
+    assert good.ok and good.configurations > 1000
+    broken = load_system_text(
+        f'system broken\nextends "{(SYSTEMS / "arc-eager.ts").resolve()}"\noracle broken\n'
+        "reachable h -> d if h in sigma and d in beta or h in beta and d in beta\n", file=str(tmp_path / "b.ts"))
+    assert check_oracle_exhaustive(broken, "broken", max_n=3).mismatches["loss"] > 0
