@@ -37,8 +37,8 @@ CHECK_N = 6
 CHECK_EXHAUSTIVE_N = 4
 """Before those, every configuration of every gold tree of up to this many words."""
 ORACLE_NAME = "derived"
-_CHECK = (f"every one of the gold trees of up to {CHECK_EXHAUSTIVE_N} words, and {CHECK_CONFIGS} random ones "
-          f"of up to {CHECK_N} words")
+_CHECK = (f"every configuration of every gold tree of up to {CHECK_EXHAUSTIVE_N} words, and {CHECK_CONFIGS} random "
+          f"ones of up to {CHECK_N} words")
 CACHE_VERSION = 3
 """Part of the cache key: raise it whenever the derivation or its check changes."""
 
@@ -107,7 +107,11 @@ def use_derived_oracle(system: ir.System, overrides: Optional[dict] = None) -> D
         except (OSError, json.JSONDecodeError):
             record = None
     if record is None:
-        record = _decide(system, overrides, where)
+        try:
+            record = _decide(system, overrides, where)
+        except OSError as exc:  # the child spec must be on disk to train (and to be saved with the model)
+            return DerivedUse(system, note=f"{system.source_file}: declares no oracle; the derived one could not be "
+                                           f"written to {where} ({exc.strerror or exc}), so it is not used")
         try:
             write_atomic(record_path, json.dumps(record, ensure_ascii=False, indent=1) + "\n")
         except OSError:
