@@ -47,6 +47,7 @@ from .model import Model, check_writable, save, spec_sources
 from .outputs import build_outputs, unit_names
 from .parser import Parser
 from .progress import Progress
+from .derived import DerivedUse, use_derived_oracle
 from .repaired import RepairUse, use_repair
 from ..verify.repair import VERIFY_N
 from .epochs import BestEpoch
@@ -319,6 +320,11 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     system = repair.system
     if repair.note and progress is not None:
         progress.write(repair.note + "\n")
+    derived = use_derived_oracle(system, options.overrides or None) if options.oracle != "search" \
+        else DerivedUse(system)
+    system = derived.system
+    if derived.note and progress is not None:
+        progress.write(derived.note + "\n")
     features = load_features(options.features or default_features(system), system)
     kernel = compile_system(system, fallback=False)
     if system.multihead:   # DAG systems train on enhanced graphs (the DEPS column)
@@ -354,6 +360,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     batch = make_batch([train_columns[k] for k in keep], features.token_attrs, trees, label_ids)
 
     choice = choose_oracle(kernel, batch, options)
+    if derived.used and choice.kind != "search":
+        choice.note = f"derived oracle ({'exact' if derived.exact else 'a lower bound'}): {choice.note}"
     oracle, loss_index = choice.kind, choice.loss_index
     searched = None
     if oracle == "search":
@@ -387,7 +395,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                                                      "not_derivable": searched.not_derivable,
                                                      "over_budget": searched.over_budget,
                                                      "budget": options.search_budget},
-            "repair": repair.meta(), "created_by": f"tsdsl {__version__}"}
+            "repair": repair.meta(), "derived_oracle": derived.meta(trained=derived.used and oracle != "search"), "created_by": f"tsdsl {__version__}"}
     spec_files, spec_main = spec_sources(system)
     model = Model(system=system, spec_files=spec_files, spec_main=spec_main,
                   overrides=dict(options.overrides or {}), features=features, labels=labels,

@@ -8,6 +8,7 @@ the exact loss.  The first mismatches are kept as traces.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import time
@@ -18,7 +19,9 @@ from .. import ir
 from ..interp import Config, Interpreter
 from ..oracle import FastOracle, find_oracle
 from ..trace import render_steps, run_trace
+from ..treebank.trees import is_projective, is_tree
 from .loss import BudgetExceeded, LossSearch
+from .space import state_key
 
 
 @dataclass
@@ -114,6 +117,53 @@ def check_oracle(system: ir.System, oracle_name: Optional[str] = None, *, config
             a = rng.choice(legal)
             it.apply(c, a)
             seq.append(a)
+    report.seconds = round(time.time() - t0, 2)
+    return report
+
+
+def all_trees(n: int, projective: bool):
+    """Every single-rooted tree of ``n`` words (``heads[d-1]`` the head of word ``d``), or
+    every projective one."""
+    for heads in itertools.product(range(n + 1), repeat=n):
+        if heads.count(0) == 1 and all(h != d for d, h in enumerate(heads, 1)) and is_tree(list(heads)) \
+                and (not projective or is_projective(list(heads))):
+            yield heads
+
+
+def check_oracle_exhaustive(system: ir.System, oracle_name: Optional[str] = None, *, max_n: int = 4,
+                            budget: int = 200_000, keep: int = 3) -> OracleReport:
+    """Compare a declared oracle with the exact loss on every configuration reachable from the
+    initial one, for every gold tree of 1 to ``max_n`` words of the class the system covers
+    (projective trees for a projective system, every tree otherwise)."""
+    t0 = time.time()
+    oracle = find_oracle(system, oracle_name)
+    it = Interpreter(system)
+    report = OracleReport(system.name, oracle.name, mismatches={l.name: 0 for l in oracle.losses})
+    exact_losses = [l for l in oracle.losses if l.bound == "exact"]
+    projective = system.covers in ("projective", "projective-dag")
+    for n in range(1, max_n + 1):
+        for gold in all_trees(n, projective):
+            search = LossSearch(it, gold, budget=budget)
+            fast = FastOracle(it, oracle, gold)
+            start = it.initial(n)
+            seen = {state_key(start)}
+            todo: list[tuple[Config, list[str]]] = [(start, [])]
+            while todo:
+                c, seq = todo.pop()
+                if it.is_terminal(c):
+                    continue
+                try:
+                    _compare(it, c, seq, gold, search, fast, oracle, exact_losses, report, keep)
+                except BudgetExceeded:
+                    report.skipped_budget += 1
+                    search = LossSearch(it, gold, budget=budget)
+                for a in it.legal(c):
+                    child = it.copy(c)
+                    it.apply(child, a)
+                    key = state_key(child)
+                    if key not in seen:
+                        seen.add(key)
+                        todo.append((child, seq + [a]))
     report.seconds = round(time.time() - t0, 2)
     return report
 
