@@ -98,6 +98,23 @@ def _root_pos(system: ir.System, n: int) -> int:
     return n + 1 if system.root == "right" else 0
 
 
+def head_sets(tree) -> list[int]:
+    """A multihead output as the compiled exploration gives it: per word, the bit set of its
+    heads (bit 0 the root)."""
+    masks = [0] * len(tree.heads)
+    arcs = tree.arcs if tree.arcs is not None else [(h, d, None) for d, h in enumerate(tree.heads, 1)
+                                                    if h is not None]
+    for h, d, _ in arcs:
+        masks[d - 1] |= 1 << h
+    return masks
+
+
+def _arcs_of(row) -> frozenset:
+    """The arcs (head, dependent, None) of an output row of head bit sets."""
+    return frozenset((h, d, None) for d, mask in enumerate(row, 1) for h in range(int(mask).bit_length())
+                     if mask >> h & 1)
+
+
 class _Interpreted:
     """The interpreter's graph with the compiled graph's interface."""
 
@@ -107,7 +124,10 @@ class _Interpreted:
         self.terminal = np.array(g.terminal, dtype=bool)
         self.out_degree = np.array([len(e) for e in g.edges], dtype=np.int64)
         self.out_node = np.flatnonzero(self.terminal).astype(np.int32)
-        rows = [[-1 if h is None else h for h in it.output(g.configs[k]).heads] for k in self.out_node]
+        if it.system.multihead:
+            rows = [head_sets(it.output(g.configs[k])) for k in self.out_node]
+        else:
+            rows = [[-1 if h is None else h for h in it.output(g.configs[k]).heads] for k in self.out_node]
         self.out_heads = np.array(rows, dtype=np.int32).reshape(len(self.out_node), n)
         self.path_to = g.path_to
 
@@ -149,7 +169,7 @@ def size_facts(it: Interpreter, n: int, *, limit: int, compiled=None) -> SizeFac
         SpaceTooLarge: more than ``limit`` configurations.
     """
     system = it.system
-    graph = _Compiled(compiled, n, limit) if compiled is not None and not system.multihead else None
+    graph = _Compiled(compiled, n, limit) if compiled is not None and (not system.multihead or n <= 30) else None
     if graph is None:
         graph = _Interpreted(it, n, limit)
     dead = np.flatnonzero(~graph.terminal & (graph.out_degree == 0))
@@ -172,26 +192,31 @@ def size_facts(it: Interpreter, n: int, *, limit: int, compiled=None) -> SizeFac
     return facts
 
 
-def _multihead(it: Interpreter, n: int, graph: "_Interpreted", facts: SizeFacts) -> None:
-    """Outputs as arc sets, one terminal configuration at a time (interpreter only)."""
+def _multihead(it: Interpreter, n: int, graph, facts: SizeFacts) -> None:
+    """Outputs as arc sets (rows of head bit sets), each distinct one checked once."""
     system = it.system
     root_pos = _root_pos(system, n)
-    derived = set()
-    for node in graph.out_node:
-        tree = it.output(graph.g.configs[node])
-        arcs = tree.arcs if tree.arcs is not None else frozenset(
-            (h, d, None) for d, h in enumerate(tree.heads, 1) if h is not None)
-        derived.add(frozenset((h, d) for h, d, _ in arcs))
-        if facts.unsound is None and system.produces != "any":
+    outs, first = _distinct_outputs(graph.out_heads, graph.out_node)
+    if system.produces != "any":
+        bad = []
+        for row, node in zip(outs, first):
+            arcs = _arcs_of(row)
             if system.produces in ("dag", "projective-dag"):
                 why = dag_problem(arcs, n, system.produces, root_pos)
             else:
-                why = tree_problem(tree.heads, system.produces, root_pos)
+                heads = tuple(next((h for h, dd, _ in arcs if dd == d), None) for d in range(1, n + 1))
+                why = tree_problem(heads, system.produces, root_pos)
             if why:
-                facts.unsound = (graph.path_to(int(node)), list(tree.heads), f"the output has {why}")
+                bad.append((int(node), why))
+        if bad:
+            node, why = min(bad)
+            heads = [None if not m else (int(m) & -int(m)).bit_length() - 1 for m in graph.out_heads[
+                int(np.flatnonzero(graph.out_node == node)[0])]]
+            facts.unsound = (graph.path_to(node), heads, f"the output has {why}")
     if system.covers != "any":
+        derived = {tuple(int(m) for m in row) for row in outs}
         trees = list(class_trees(system.covers, n))
-        missing = [t for t in trees if frozenset((h, d) for d, h in enumerate(t, 1)) not in derived]
+        missing = [t for t in trees if tuple(1 << h for h in t) not in derived]
         facts.class_trees, facts.derivable_class_trees = len(trees), len(trees) - len(missing)
         facts.missing = missing[0] if missing else None
 
