@@ -464,7 +464,8 @@ class CompiledSystem:
 
     def derive(self, heads, labels: Optional[Sequence[Sequence[int]]] = None, n_labels: int = 0, *,
                budget: int = 100_000, order="canonical", strict: bool = False,
-               gap: Optional[int] = None, bottom_up: bool = False) -> Derivations:
+               gap: Optional[int] = None, bottom_up: bool = False,
+               anchor: Optional[int] = None) -> Derivations:
         """The canonical derivation of every gold tree, by search (GIL released): at each step
         the first action, in ``order``, from which the gold tree is still derivable; arcs
         labeled with the gold labels.  ``budget`` bounds the configurations expanded per
@@ -478,7 +479,8 @@ class CompiledSystem:
         ``tsdsl.verify.planar.arc_gap`` (tokens never change places, arcs span at most G
         tokens), which lets the search drop every configuration whose remaining gold arcs hold
         a blocked core; None: no such proof, no pruning.  ``bottom_up``: also proved
-        (``planar.takes_dependents``) that every arc takes its dependent out of the lists.  A
+        (``planar.takes_dependents``) that every arc takes its dependent out of the lists;
+        ``anchor``: the list whose last token is every arc's later end (``planar.anchored_list``).  A
         wrong proof gives wrong answers: pass only what the proof returned.
         """
         if order == "canonical":
@@ -503,7 +505,7 @@ class CompiledSystem:
                                                  int(budget), acts, labs, cap, starts, status, table, nact,
                                                  None if order is None else np.asarray(order, dtype=np.int32),
                                                  bool(strict), -1 if gap is None else int(gap),
-                                                 bool(bottom_up))
+                                                 bool(bottom_up), -1 if anchor is None else int(anchor))
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             if not overflow:

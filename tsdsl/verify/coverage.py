@@ -33,7 +33,7 @@ from ..errors import UsageError
 from ..interp import Interpreter
 from ..treebank.trees import is_projective
 from .loss import BudgetExceeded, find_derivation, static_oracle
-from .planar import arc_gap, nonderivable_by_crossing, takes_dependents
+from .planar import anchored_list, arc_gap, nonderivable_by_crossing, takes_dependents
 
 log = logging.getLogger("tsdsl.coverage")
 
@@ -265,7 +265,8 @@ def compiled_search(system: ir.System, compiled, heads: list, limit: Optional[in
     limit = (2 ** 62) if limit is None else limit
     found = arc_gap(system, len(heads))
     gap = None if found is None else found[1]
-    prune = dict(gap=gap, bottom_up=gap is not None and takes_dependents(system, len(heads)))
+    prune = dict(gap=gap, bottom_up=gap is not None and takes_dependents(system, len(heads)),
+                 anchor=None if gap is None else anchored_list(system, len(heads)))
     canonical = compiled.canonical_order()
     orders: list = ["canonical"]
     if canonical is not None:

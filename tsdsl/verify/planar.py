@@ -47,7 +47,14 @@ every gold ancestor a of h is present when e is built (a's arc to its child on t
 to h comes after e, each one before its parent's): S is blocked when each of its arcs
 either has an arc of S out of its dependent or spans more than G tokens that are ends of
 other arcs of S or ancestors of its head.  The compiled search applies the same test to
-every configuration it reaches (the arcs still to build), not just to the first.  Guards are
+every configuration it reaches (the arcs still to build), not just to the first.
+
+In a configuration there is one more fact when some list L *anchors* the arcs (Attardi's
+stack): the later end of every arc is the last token of L when the arc is built (the
+case's pattern of L ends with it), and no token leaves L for another list.  A token now in
+L after an arc's later end must then leave before the arc is built, so all its own arcs come
+first: in the core test an arc with an arc of the set at such a token is not first.  At the
+start L holds at most the root, so this only helps the compiled search.  Guards are
 ignored (they only forbid moves), so the check is sound for any spec; it simply finds no
 proof for systems that reorder tokens (SWAP) or join tokens further apart (Covington,
 Attardi, non-projective easy-first).
@@ -259,6 +266,48 @@ def takes_dependents(system: ir.System, n_words: int = 8) -> bool:
     out of the lists, so that arcs are built bottom-up (see the module docstring)."""
     n_tokens = n_words + (0 if system.root == "none" else 1)
     return _bottom_up(system, n_tokens if system.unbounded else 0)
+
+
+def _anchors(system: ir.System, case: ir.Case, k: int, order: Sequence[int]) -> bool:
+    """Whether list ``k`` anchors the case: every arc's later end (in the sequence ``order``)
+    is the last item of the case's pattern of list k, and nothing matched in list k goes to
+    another list."""
+    names = [d.name for d in system.lists]
+    m = next((m for m in case.match if m.list == names[k]), None)
+    mine = {_symbol(i) for i in m.items} if m is not None else {("rest", names[k])}
+    for j, items in enumerate(case.result):
+        if j != k and any(_symbol(i) in mine for i in items):
+            return False
+    if not case.arcs:
+        return True
+    if m is None or not m.items or not isinstance(m.items[-1], ir.Tok):
+        return False
+    last = m.items[-1].var
+    rank = {names[j]: r for r, j in enumerate(order)}
+    where = {i.var: (rank[mm.list], p) for mm in case.match for p, i in enumerate(mm.items) if isinstance(i, ir.Tok)}
+    for op in case.arcs:
+        if last not in (op.head, op.dep):
+            return False
+        other = op.dep if last == op.head else op.head
+        if other not in where or where[other] >= where[last]:
+            return False
+    return True
+
+
+@lru_cache(maxsize=256)
+def _anchor(system: ir.System, n_tokens: int) -> Optional[int]:
+    found = _order_for(system, n_tokens)
+    if found is None:
+        return None
+    cases = [c for a in system.actions_for(n_tokens) for c in a.cases]
+    return next((k for k in range(len(system.lists)) if all(_anchors(system, c, k, found[0]) for c in cases)), None)
+
+
+def anchored_list(system: ir.System, n_words: int = 8) -> Optional[int]:
+    """The index of the list that anchors every arc of ``n_words``-word sentences (see the
+    module docstring), or None; only where :func:`arc_gap` finds an order."""
+    n_tokens = n_words + (0 if system.root == "none" else 1)
+    return _anchor(system, n_tokens if system.unbounded else 0)
 
 
 def nonderivable_by_crossing(system: ir.System, heads: Sequence[int]) -> Optional[str]:
