@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from tsdsl import Interpreter, load_system
 from tsdsl.kernels import compile_system
-from tsdsl.verify.classes import single_root_trees, tree_problem
+from tsdsl.verify.classes import dag_problem, single_root_trees, tree_problem
 from tsdsl.verify.coverage import DERIVABLE, NOT_DERIVABLE, coverage
-from tsdsl.verify.exhaustive import CROSSING, CYCLE, MISSING, NO_ROOT, OK, class_size, head_sets, problems
+from tsdsl.verify.exhaustive import CROSSING, CYCLE, MISSING, NO_ROOT, OK, class_size, dag_rows_bad, head_sets, problems
 from tsdsl.verify.space import explore, find_cycle, longest_derivation
 from tsdsl.verify.verifier import verify_system
 
@@ -186,3 +186,17 @@ def test_multihead_exploration_is_the_interpreters_graph():
         assert cs.graph_cycle(e) == find_cycle(g)
     kw = dict(max_n=4, random_max_n=5, examples=3)
     assert _comparable(verify_system(system, compiled=cs, **kw)) == _comparable(verify_system(system, **kw))
+
+
+@given(st.integers(0, 5).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.lists(st.integers(0, (1 << (n + 1)) - 1), min_size=n, max_size=n), max_size=20))),
+    st.sampled_from(["dag", "projective-dag"]), st.booleans())
+def test_vectorised_dag_problems_agree_with_dag_problem(case, tree_class, root_right):
+    n, rows = case
+    rows = [[m & ~(1 << d) for d, m in enumerate(row, 1)] for row in rows]  # no self-loops
+    arr = np.array(rows, dtype=np.int64).reshape(len(rows), n)
+    root_pos = n + 1 if root_right else 0
+    got = dag_rows_bad(arr, n, tree_class, root_pos)
+    for row, flag in zip(rows, got):
+        arcs = frozenset((h, d, None) for d, m in enumerate(row, 1) for h in range(n + 1) if m >> h & 1)
+        assert bool(flag) == (dag_problem(arcs, n, tree_class, root_pos) is not None), row

@@ -192,14 +192,47 @@ def size_facts(it: Interpreter, n: int, *, limit: int, compiled=None) -> SizeFac
     return facts
 
 
+def dag_rows_bad(rows: np.ndarray, n: int, tree_class: str, root_pos: int) -> np.ndarray:
+    """Per row of head bit sets (bit 0 the root): whether :func:`dag_problem` finds a problem
+    (a word without a head, a cycle, crossing arcs for ``projective-dag``), as arrays."""
+    rows = rows.astype(np.int64)
+    k = len(rows)
+    bad = (rows == 0).any(axis=1) if n else np.zeros(k, dtype=bool)
+    above = rows & ~np.int64(1)  # heads that are words: the ancestors, closed below
+    for _ in range(n):
+        grown = above.copy()
+        for h in range(1, n + 1):
+            has = (above >> h) & 1 == 1
+            grown |= np.where(has, above[:, h - 1:h], 0)
+        if (grown == above).all():
+            break
+        above = grown
+    bits = np.int64(1) << np.arange(1, n + 1, dtype=np.int64)
+    bad |= ((above & bits) != 0).any(axis=1)
+    if tree_class == "projective-dag":
+        pairs = [(h, d) for d in range(1, n + 1) for h in range(0, n + 1) if h != d]
+        span = [(min(root_pos if h == 0 else h, d), max(root_pos if h == 0 else h, d)) for h, d in pairs]
+        present = [(rows[:, d - 1] >> h) & 1 == 1 for h, d in pairs]
+        for i, (a, b) in enumerate(span):
+            for j, (c, e) in enumerate(span):
+                if a < c < b < e:
+                    bad |= present[i] & present[j]
+    return bad
+
+
 def _multihead(it: Interpreter, n: int, graph, facts: SizeFacts) -> None:
-    """Outputs as arc sets (rows of head bit sets), each distinct one checked once."""
+    """Outputs as arc sets (rows of head bit sets), each distinct one checked once (DAG
+    classes as arrays, the first failing one named by :func:`dag_problem`)."""
     system = it.system
     root_pos = _root_pos(system, n)
     outs, first = _distinct_outputs(graph.out_heads, graph.out_node)
     if system.produces != "any":
         bad = []
-        for row, node in zip(outs, first):
+        candidates = zip(outs, first)
+        if system.produces in ("dag", "projective-dag") and len(outs):
+            failing = np.flatnonzero(dag_rows_bad(outs, n, system.produces, root_pos))
+            candidates = [(outs[k], first[k]) for k in failing]
+        for row, node in candidates:
             arcs = _arcs_of(row)
             if system.produces in ("dag", "projective-dag"):
                 why = dag_problem(arcs, n, system.produces, root_pos)
@@ -214,11 +247,28 @@ def _multihead(it: Interpreter, n: int, graph, facts: SizeFacts) -> None:
                 int(np.flatnonzero(graph.out_node == node)[0])]]
             facts.unsound = (graph.path_to(node), heads, f"the output has {why}")
     if system.covers != "any":
+        _multihead_completeness(system, n, outs, facts)
+
+
+def _multihead_completeness(system: ir.System, n: int, outs: np.ndarray, facts: SizeFacts) -> None:
+    """How many class trees are among the outputs (rows of head bit sets): the rows with one
+    head per word that are trees of the class, counted as arrays; the class is enumerated only
+    to name a missing tree."""
+    facts.class_trees = class_size(system.covers, n)
+    if len(outs):
+        rows = outs.astype(np.int64)
+        single = ((rows & (rows - 1)) == 0).all(axis=1) & (rows != 0).all(axis=1)
+        heads = np.zeros(rows.shape, dtype=np.int32)
+        for b in range(1, n + 1):
+            heads[rows == (1 << b)] = b
+        heads, rows = heads[single], rows[single]
+        if len(heads):
+            codes = problems(heads, "projective" if system.covers in ("projective", "projective-dag") else "tree", 0)
+            one_root = (heads == 0).sum(axis=1) == 1 if n else np.ones(len(heads), dtype=bool)
+            facts.derivable_class_trees = int(((codes == OK) & one_root).sum())
+    if facts.derivable_class_trees < facts.class_trees:
         derived = {tuple(int(m) for m in row) for row in outs}
-        trees = list(class_trees(system.covers, n))
-        missing = [t for t in trees if tuple(1 << h for h in t) not in derived]
-        facts.class_trees, facts.derivable_class_trees = len(trees), len(trees) - len(missing)
-        facts.missing = missing[0] if missing else None
+        facts.missing = next(t for t in class_trees(system.covers, n) if tuple(1 << h for h in t) not in derived)
 
 
 def _distinct_outputs(heads: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
