@@ -3,9 +3,11 @@
 Every sentence is decided in three steps, cheapest first:
 
 1. a proof of non-derivability read off the IR (:mod:`~tsdsl.verify.planar`): a system whose
-   actions never build crossing arcs cannot derive a gold tree two of whose arcs cross;
+   actions never build crossing arcs cannot derive a gold tree two of whose arcs cross (and
+   its generalisation to arcs over at most G tokens, built bottom-up);
 2. the compiled derivation search (``CompiledSystem.derive``, iterative, pruned by finished
-   tokens and, when monotonic, wrong arcs), first restricted to derivations without a
+   tokens, when monotonic wrong arcs and, where step 1's proof applies, configurations whose
+   arcs still to build fail the same test), first restricted to derivations without a
    wrong arc (which finds the derivable trees at once), then, when that proves nothing
    (non-monotonic systems), over every derivation;
 3. without a compiled kernel, the interpreter's search
