@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from tsdsl import load_system
 from tsdsl.verify.classes import crossing
-from tsdsl.verify.planar import arc_gap, blocked_core, nonderivable_by_crossing, noncrossing_order, takes_dependents
+from tsdsl.verify.planar import (anchored_list, arc_gap, blocked_core, nonderivable_by_crossing, noncrossing_order,
+                                  takes_dependents)
 
 SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
 
@@ -105,3 +106,13 @@ def test_bottom_up_core_is_the_largest_blocked_set(xs, gap):
             x = parent[x]
             anc.add(x)
         assert d in heads or len({t for t in ends | anc if lo < t < hi}) > gap
+
+
+@pytest.mark.parametrize("stem, anchor", [("attardi-2", 0), ("attardi-3", 0), ("arc-standard", 0),
+                                          ("arc-eager", None), ("easy-first-nonproj", None),
+                                          ("covington", None), ("arc-standard-swap", None)])
+def test_anchor_read_off_the_actions(stem, anchor):
+    """Attardi's and arc-standard's arcs end at the top of the stack, which no token leaves for
+    the buffer; arc-eager's RIGHT-ARC ends in the buffer; easy-first has one list, whose arcs
+    end anywhere in it; SWAP and Covington get no order to start with."""
+    assert anchored_list(load_system(SYSTEMS / f"{stem}.ts"), 9) == anchor
