@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from tsdsl import load_system
 from tsdsl.verify.classes import crossing
-from tsdsl.verify.planar import arc_gap, blocked_core, nonderivable_by_crossing, noncrossing_order
+from tsdsl.verify.planar import (anchored_list, arc_gap, blocked_core, nonderivable_by_crossing, noncrossing_order,
+                                  takes_dependents)
 
 SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
 
@@ -71,3 +72,47 @@ def test_core_arcs_each_span_more_than_the_gap(xs, gap):
     for h, d in core:
         assert sum(1 for t in ends if min(h, d) < t < max(h, d)) > gap
     assert len(blocked_core(xs, gap + 1)) <= len(core)  # a wider gap proves less
+
+
+def test_bottom_up_ancestors_decide_what_the_ends_alone_do_not():
+    """Attardi N = 2 (arcs over at most one token, the dependent reduced): in heads
+    (4, 0, 2, 3) the arc 4 -> 1 spans 2 and 3, ancestors of 4 whose arcs come after it, so
+    it is never built; counting ends of other arcs alone proves nothing."""
+    system = load_system(SYSTEMS / "attardi-2.ts")
+    assert takes_dependents(system) and arc_gap(system)[1] == 1
+    must = [(4, 1), (0, 2), (2, 3), (3, 4)]
+    assert blocked_core(must, 1) == []
+    assert (4, 1) in blocked_core(must, 1, bottom_up=True)
+    why = nonderivable_by_crossing(system, (4, 0, 2, 3))
+    assert why is not None and "bottom-up" in why
+    assert not takes_dependents(load_system(SYSTEMS / "arc-eager.ts"))  # RIGHT-ARC pushes its dependent
+
+
+@given(arcs, st.integers(0, 3))
+def test_bottom_up_core_is_the_largest_blocked_set(xs, gap):
+    """Each arc of the core is blocked within the core; adding the bottom-up rule only adds arcs."""
+    core = blocked_core(xs, gap, bottom_up=True)
+    plain = blocked_core(xs, gap)
+    assert set(plain) <= set(core) or not xs
+    heads = {h for h, _ in core}
+    parent = {d: h for h, d in dict.fromkeys(xs)}
+    ends = {t for a in core for t in a}
+    for h, d in core:
+        lo, hi = min(h, d), max(h, d)
+        anc, x = set(), h
+        for _ in range(len(parent)):
+            if x not in parent:
+                break
+            x = parent[x]
+            anc.add(x)
+        assert d in heads or len({t for t in ends | anc if lo < t < hi}) > gap
+
+
+@pytest.mark.parametrize("stem, anchor", [("attardi-2", 0), ("attardi-3", 0), ("arc-standard", 0),
+                                          ("arc-eager", None), ("easy-first-nonproj", None),
+                                          ("covington", None), ("arc-standard-swap", None)])
+def test_anchor_read_off_the_actions(stem, anchor):
+    """Attardi's and arc-standard's arcs end at the top of the stack, which no token leaves for
+    the buffer; arc-eager's RIGHT-ARC ends in the buffer; easy-first has one list, whose arcs
+    end anywhere in it; SWAP and Covington get no order to start with."""
+    assert anchored_list(load_system(SYSTEMS / f"{stem}.ts"), 9) == anchor

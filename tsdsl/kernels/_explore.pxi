@@ -5,7 +5,9 @@
 # (tsdsl.verify.space.explore).  Only a compact, exact key is kept per configuration (lists,
 # heads, token and global flags; labels ignored as there): a node's state is rebuilt when it
 # is expanded from its parent's, itself rebuilt by replaying the shortest path when it is not
-# the parent already in hand.  Memory is thus a few dozen bytes per configuration.
+# the parent already in hand.  Memory is thus a few dozen bytes per configuration.  Multihead
+# (DAG) kernels key every arc built as well (one bit per token pair), and give each terminal's
+# output as one int per word: the bit set of its heads (bit 0 the root), up to 30 words.
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.string cimport memcmp
@@ -53,10 +55,16 @@ cdef int st_encode(const St* s, unsigned char* out) noexcept nogil:
         out[m] = <unsigned char>(s.hi[k] - s.lo[k]); m += 1
         for i in range(s.lo[k], s.hi[k]):
             out[m] = <unsigned char>s.buf[k * s.cap + i]; m += 1
-    for t in range(s.ntok):
-        out[m] = <unsigned char>(s.head[t] + 1); m += 1
+    for t in range(s.ntok):   # multihead: the arc bits below say it all (heads as a set)
+        out[m] = <unsigned char>(0 if MULTI else s.head[t] + 1); m += 1
     for k in range(NTFX * s.ntok):
         out[m] = s.tflag[k]; m += 1
+    if MULTI:
+        memset(out + m, 0, (s.ntok * s.ntok + 7) // 8)
+        for k in range(s.ntok * s.ntok):
+            if s.adj[k]:
+                out[m + k // 8] |= <unsigned char>(1 << (k % 8))
+        m += (s.ntok * s.ntok + 7) // 8
     memcpy(out + m, s.gflag, sizeof(int) * NGFX)
     return m + <int>sizeof(int) * NGFX
 
@@ -140,15 +148,25 @@ cdef int graph_find_or_add(Graph* g, const unsigned char* key, int m, int parent
 
 
 cdef int record_terminal(Graph* g, const St* s, int node) noexcept nogil:
-    """Mark ``node`` terminal or not; a terminal's output heads after the end-of-parse rule."""
+    """Mark ``node`` terminal or not; a terminal's output heads after the end-of-parse rule
+    (multihead: the bit set of each word's heads, bit 0 the root)."""
     cdef char term = 1 if st_terminal(<St*>s) else 0
-    cdef int d, ph, headless = 0
+    cdef int d, ph, h, mask, headless = 0
     if vec_put(&g.terminal, &term, 1) < 0:
         return -1
     if not term:
         return 0
     if vec_int(&g.out_node, node) < 0:
         return -1
+    if MULTI:
+        for d in range(1, s.n + 1):
+            mask = 0
+            for h in range(s.ntok):
+                if s.adj[h * s.ntok + d]:
+                    mask |= 1 << (0 if h == s.root else h)
+            if vec_int(&g.out_heads, mask) < 0:
+                return -1
+        return 0
     for d in range(1, s.n + 1):
         headless += s.head[d] < 0
     for d in range(1, s.n + 1):
@@ -190,7 +208,8 @@ cdef int explore_graph(Graph* g, int n, long long limit, const int* atab, int na
     cdef const int* parent
     cdef const int* via
     memset(&path, 0, sizeof(Vec))
-    key = <unsigned char*>malloc(NLX * (n + 3) + (n + 2) * (NTFX + 1) + sizeof(int) * NGFX + 16)
+    key = <unsigned char*>malloc(NLX * (n + 3) + (n + 2) * (NTFX + 1) + ((n + 2) * (n + 2) + 7) // 8
+                                 + sizeof(int) * NGFX + 16)
     if key == NULL or st_alloc(&cur, n) < 0:
         free(key)
         return -2
@@ -271,14 +290,15 @@ def explore(int n, long long limit, object atab=None, int nact=0):
 
     Returns (status, parent, via, terminal, edge_at, edge_child, edge_action, out_node,
     out_heads) with the arrays as bytes: int32 except terminal (uint8) and edge_at (int64,
-    one more than the nodes).  status: 0 done, -1 more than ``limit`` configurations (the
-    arrays are then empty).  Capacity-inf kernels take the action table of this length.
+    one more than the nodes); multihead kernels give out_heads as head bit sets (bit 0 the
+    root).  status: 0 done, -1 more than ``limit`` configurations (the arrays are then
+    empty).  Capacity-inf kernels take the action table of this length.
     """
     cdef Graph g
     cdef const int* atab_data = NULL
     cdef int r
-    if MULTI:
-        raise ValueError("exhaustive exploration does not support multihead systems yet")
+    if MULTI and n > 30:
+        raise ValueError("exhaustive exploration of a multihead system: n <= 30 (heads as 31-bit sets)")
     if n < 0 or n > 250:
         raise ValueError("exhaustive exploration: 0 <= n <= 250")
     if UNBOUNDED:

@@ -6,7 +6,10 @@
 # can never gain or give an arc again (patterns bind only tokens in lists), so it must be
 # finished; and in a monotonic system an arc once built stays.  Configurations already
 # explored (or on the current path) are not entered again: a 64-bit hash of what decides a
-# configuration's future (lists, heads, flags) marks them.
+# configuration's future (lists, heads, flags) marks them.  A third, when the caller proves
+# it for the spec (tsdsl.verify.planar: tokens never change places, arcs span at most G
+# tokens), prunes a configuration whose gold arcs still to build hold a blocked core (see
+# ``blocked``): the proof of planar.py, applied to every configuration and not only the first.
 
 
 cdef uint64_t st_key(const St* s) noexcept nogil:
@@ -89,6 +92,84 @@ cdef bint doomed(const St* s, const int* gold, const int* kids, int* done, bint 
     return False
 
 
+cdef bint blocked(const St* s, const int* gold, int gap, bint bottom_up, int anchor, int* core,
+                  int* pre) noexcept nogil:
+    """Whether the gold arcs ``s`` has still to build hold a non-empty blocked core
+    (tsdsl.verify.planar.blocked_core): a set of arcs none of which can be built first, as
+    it spans more than ``gap`` tokens that must still be present then (ends of the others of
+    the set and, with ``bottom_up``, the gold ancestors of its head), or (``bottom_up``) an
+    arc of the set still has to reach its dependent.  Sound when tokens keep their order,
+    arcs span at most ``gap`` tokens when built and (``bottom_up``) every arc takes its
+    dependent out of the lists.  With ``anchor`` (a list index, -1 none: planar.anchored_list),
+    the later end of every arc is the last token of that list when it is built and no token
+    leaves it for another list: a token now in it after an arc's later end must leave first,
+    so an arc of the set at such a token comes before.  Gold root arcs count only when no end
+    rule supplies them.  core: scratch, n ints; pre: scratch, 3 (ntok + 1) ints."""
+    cdef int d, g, m = 0, keep, k, t, lo, hi, seen, x, steps, count, top = -1, seen_a, e
+    cdef int* hc = pre + (s.ntok + 1)
+    cdef int* pa = pre + 2 * (s.ntok + 1)   # ends of the set in the anchor list before t
+    if anchor >= 0:
+        for t in range(s.ntok):
+            if s.where[t] == anchor:
+                top = t
+    for d in range(1, s.n + 1):
+        g = gold[d]
+        if g < 0 or s.head[d] == g:
+            continue
+        if g == s.root and (ATTACH_HEADLESS or not HAS_ROOT):
+            continue
+        core[m] = d
+        m += 1
+    while m > 0:
+        for t in range(s.ntok + 1):
+            pre[t] = 0
+            hc[t] = 0
+        for k in range(m):
+            d = core[k]
+            pre[d] = 1
+            pre[gold[d]] = 1
+            hc[gold[d]] += 1
+        seen = 0
+        seen_a = 0
+        for t in range(s.ntok + 1):   # pre[t]: ends before t (an end: pre[t + 1] > pre[t])
+            g = pre[t]
+            pre[t] = seen
+            pa[t] = seen_a
+            seen += g
+            if g and anchor >= 0 and t < s.ntok and s.where[t] == anchor:
+                seen_a += 1
+        keep = 0
+        for k in range(m):
+            d = core[k]
+            g = gold[d]
+            if bottom_up and hc[d] > 0:
+                core[keep] = d
+                keep += 1
+                continue
+            lo = imin(d, g)
+            hi = imax(d, g)
+            if hi < top and pa[top + 1] - pa[hi + 1] > 0:
+                core[keep] = d
+                keep += 1
+                continue
+            count = pre[hi] - pre[lo + 1]
+            if bottom_up:
+                x = g
+                steps = 0
+                while 1 <= x <= s.n and gold[x] >= 0 and s.head[x] != gold[x] and steps <= s.n:
+                    x = gold[x]
+                    steps += 1
+                    if lo < x < hi and pre[x + 1] == pre[x]:
+                        count += 1
+            if count > gap:
+                core[keep] = d
+                keep += 1
+        if keep == m:
+            return True
+        m = keep
+    return False
+
+
 cdef bint derived(const St* s, const int* heads) noexcept nogil:
     """Whether a terminal configuration's output (after the end-of-parse rule) is the gold
     tree ``heads`` (CoNLL-U numbering)."""
@@ -115,6 +196,11 @@ cdef struct Search:
     int maxn
     int* kids
     int* done
+    int* core
+    int* pre
+    int gap             # the blocked-core prune: the spec's arc gap G (-1: not proved, no prune)
+    bint bottom_up      # ... and every arc takes its dependent out of the lists
+    int anchor          # ... and arcs end at the last token of this list (-1: no such list)
     KeySet seen
 
 
@@ -128,7 +214,11 @@ cdef int search_alloc(Search* w, int maxn) noexcept nogil:
     w.path_l = <int*>malloc(sizeof(int) * w.depth_cap)
     w.kids = <int*>malloc(sizeof(int) * (maxn + 3))
     w.done = <int*>malloc(sizeof(int) * (maxn + 3))
-    if not (w.frames and w.next_a and w.path_a and w.path_l and w.kids and w.done):
+    w.core = <int*>malloc(sizeof(int) * (maxn + 3))
+    w.pre = <int*>malloc(sizeof(int) * 3 * (maxn + 4))
+    w.gap = -1
+    w.anchor = -1
+    if not (w.frames and w.next_a and w.path_a and w.path_l and w.kids and w.done and w.core and w.pre):
         search_free(w)
         return -1
     return 0
@@ -140,6 +230,7 @@ cdef void search_free(Search* w) noexcept nogil:
         for k in range(w.n_frames):
             free(w.frames[k].mem)
     free(w.frames); free(w.next_a); free(w.path_a); free(w.path_l); free(w.kids); free(w.done)
+    free(w.core); free(w.pre)
     free(w.seen.keys)
     memset(w, 0, sizeof(Search))
 
@@ -184,7 +275,7 @@ cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const in
         s.atab = atab
         s.nact = nact
     st_start(s, n)
-    if doomed(s, gold, w.kids, w.done, strict):
+    if doomed(s, gold, w.kids, w.done, strict) or (w.gap >= 0 and blocked(s, gold, w.gap, w.bottom_up, w.anchor, w.core, w.pre)):
         return 0
     if keyset_add(&w.seen, st_key(s)) < 0:
         return -2
@@ -214,7 +305,8 @@ cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const in
                     if labeled_of(s, a) and arc_of(s, a, &h, &d):
                         lab = glab[d]
                     apply_legal(child, a, lab)
-                    if not doomed(child, gold, w.kids, w.done, strict):
+                    if not (doomed(child, gold, w.kids, w.done, strict)
+                            or (w.gap >= 0 and blocked(child, gold, w.gap, w.bottom_up, w.anchor, w.core, w.pre))):
                         add = keyset_add(&w.seen, st_key(child))
                         if add < 0:
                             return -2
@@ -234,7 +326,8 @@ cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const in
 
 def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gold_labels, long long budget,
            object action_log, object label_log, Py_ssize_t cap, object starts, object status,
-           object atab=None, int nact=0, object try_order=None, bint strict=False):
+           object atab=None, int nact=0, object try_order=None, bint strict=False, int gap=-1,
+           bint bottom_up=False, int anchor=-1):
     """The canonical derivation of every gold tree by search (see the top of _search.pxi).
 
     Arrays are int32: gold heads (CoNLL-U numbering) and label ids (None: unlabeled)
@@ -243,7 +336,12 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
     (1 derived, 0 not derivable, -1 over the budget of expanded configurations, -2 out of
     memory).  Capacity-inf kernels take the action table of the longest sentence (as
     ``oracle_pass``).  ``strict``: only derivations that never build a wrong arc (status 0
-    then proves nothing for a non-monotonic system).  Returns (total actions, log overflowed).
+    then proves nothing for a non-monotonic system).  ``gap``: the arc gap G the caller has
+    proved for the spec (tsdsl.verify.planar.arc_gap), to prune blocked configurations; -1:
+    none (no prune); ``bottom_up``: every arc also takes its dependent out of the lists
+    (planar.takes_dependents); ``anchor``: the list whose last token is the later end of
+    every arc, and which no token leaves for another list (planar.anchored_list), -1 none.
+    Returns (total actions, log overflowed).
     """
     cdef const int* offsets = int32_data(gold_offsets, "offsets", n_sent + 1)
     cdef Py_ssize_t words = offsets[n_sent] if n_sent > 0 else 0
@@ -279,6 +377,9 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
     if blk == NULL or search_alloc(&w, maxn) < 0:
         free(blk)
         raise MemoryError()
+    w.gap = gap
+    w.bottom_up = bottom_up
+    w.anchor = anchor if gap >= 0 else -1
     with nogil:
         for si in range(n_sent):
             out_starts[si] = <int>T

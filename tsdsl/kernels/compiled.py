@@ -71,7 +71,8 @@ class Explored:
     edge_child: np.ndarray    # int32 per edge, in the spec's action order
     edge_action: np.ndarray   # int32 per edge
     out_node: np.ndarray      # int32: the terminal nodes
-    out_heads: np.ndarray     # int32 (terminals, n): their output heads after the end-of-parse rule, -1 none
+    out_heads: np.ndarray     # int32 (terminals, n): their output heads after the end-of-parse rule, -1 none;
+                              # multihead: the bit set of each word's heads (bit 0 the root)
 
     @property
     def size(self) -> int:
@@ -462,7 +463,9 @@ class CompiledSystem:
         return sorted(range(len(actions)), key=lambda k: (rank(actions[k]), k))
 
     def derive(self, heads, labels: Optional[Sequence[Sequence[int]]] = None, n_labels: int = 0, *,
-               budget: int = 100_000, order="canonical", strict: bool = False) -> Derivations:
+               budget: int = 100_000, order="canonical", strict: bool = False,
+               gap: Optional[int] = None, bottom_up: bool = False,
+               anchor: Optional[int] = None) -> Derivations:
         """The canonical derivation of every gold tree, by search (GIL released): at each step
         the first action, in ``order``, from which the gold tree is still derivable; arcs
         labeled with the gold labels.  ``budget`` bounds the configurations expanded per
@@ -472,7 +475,13 @@ class CompiledSystem:
         ``order``: ``"canonical"`` (:meth:`canonical_order`: arcs first, input last; the search
         then rarely backtracks), ``"spec"`` (the spec's order), or action ids.  ``strict``: only
         derivations that never build a wrong arc (in a non-monotonic system a tree that is not
-        found this way may still be derivable).
+        found this way may still be derivable).  ``gap``: the arc gap G proved for the spec by
+        ``tsdsl.verify.planar.arc_gap`` (tokens never change places, arcs span at most G
+        tokens), which lets the search drop every configuration whose remaining gold arcs hold
+        a blocked core; None: no such proof, no pruning.  ``bottom_up``: also proved
+        (``planar.takes_dependents``) that every arc takes its dependent out of the lists;
+        ``anchor``: the list whose last token is every arc's later end (``planar.anchored_list``).  A
+        wrong proof gives wrong answers: pass only what the proof returned.
         """
         if order == "canonical":
             order = self.canonical_order()
@@ -495,7 +504,8 @@ class CompiledSystem:
                 T, overflow = self.module.derive(tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None,
                                                  int(budget), acts, labs, cap, starts, status, table, nact,
                                                  None if order is None else np.asarray(order, dtype=np.int32),
-                                                 bool(strict))
+                                                 bool(strict), -1 if gap is None else int(gap),
+                                                 bool(bottom_up), -1 if anchor is None else int(anchor))
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             if not overflow:
@@ -506,7 +516,8 @@ class CompiledSystem:
     def explore(self, n: int, *, limit: int = 2_000_000) -> Optional[Explored]:
         """Every configuration reachable for ``n`` words, breadth-first in compiled code (GIL
         released), arcs unlabeled; None when there are more than ``limit``.  The same graph,
-        node for node, as the interpreter's exploration (not multihead)."""
+        node for node, as the interpreter's exploration.  Multihead systems (n <= 30): each
+        output row holds one bit set of heads per word (bit 0 the root)."""
         table, nact = None, 0
         names = self.action_names
         if self.unbounded:

@@ -29,6 +29,8 @@ class StateEmitter:
         self.emit("memset(s.head, 0xFF, s.ntok * sizeof(int))  # every byte 0xFF: -1", 1)
         self.emit("memset(s.lab, 0xFF, s.ntok * sizeof(int))", 1)
         self.emit("memset(s.where, 0xFF, s.ntok)", 1)
+        if s.multihead:  # a reused state (replayed, restarted) must not keep the arcs of the last
+            self.emit("memset(s.adj, 0, s.ntok * s.ntok)", 1)
         for k, (name, default) in enumerate(s.token_flags):
             self.emit(f"memset(s.tflag + {k} * s.ntok, {int(bool(default))}, s.ntok)", 1)
         for k, (name, default) in enumerate(s.global_flags):

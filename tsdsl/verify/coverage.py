@@ -3,9 +3,11 @@
 Every sentence is decided in three steps, cheapest first:
 
 1. a proof of non-derivability read off the IR (:mod:`~tsdsl.verify.planar`): a system whose
-   actions never build crossing arcs cannot derive a gold tree two of whose arcs cross;
+   actions never build crossing arcs cannot derive a gold tree two of whose arcs cross (and
+   its generalisation to arcs over at most G tokens, built bottom-up);
 2. the compiled derivation search (``CompiledSystem.derive``, iterative, pruned by finished
-   tokens and, when monotonic, wrong arcs), first restricted to derivations without a
+   tokens, when monotonic wrong arcs and, where step 1's proof applies, configurations whose
+   arcs still to build fail the same test), first restricted to derivations without a
    wrong arc (which finds the derivable trees at once), then, when that proves nothing
    (non-monotonic systems), over every derivation;
 3. without a compiled kernel, the interpreter's search
@@ -33,7 +35,7 @@ from ..errors import UsageError
 from ..interp import Interpreter
 from ..treebank.trees import is_projective
 from .loss import BudgetExceeded, find_derivation, static_oracle
-from .planar import nonderivable_by_crossing
+from .planar import anchored_list, arc_gap, nonderivable_by_crossing, takes_dependents
 
 log = logging.getLogger("tsdsl.coverage")
 
@@ -263,6 +265,10 @@ def compiled_search(system: ir.System, compiled, heads: list, limit: Optional[in
     then in the canonical order with the whole budget; for a non-monotonic system, where the
     restriction proves nothing, a last search over every derivation."""
     limit = (2 ** 62) if limit is None else limit
+    found = arc_gap(system, len(heads))
+    gap = None if found is None else found[1]
+    prune = dict(gap=gap, bottom_up=gap is not None and takes_dependents(system, len(heads)),
+                 anchor=None if gap is None else anchored_list(system, len(heads)))
     canonical = compiled.canonical_order()
     orders: list = ["canonical"]
     if canonical is not None:
@@ -271,17 +277,18 @@ def compiled_search(system: ir.System, compiled, heads: list, limit: Optional[in
         if alternative != canonical:
             orders.append(alternative)
     for order in orders:
-        status = int(compiled.derive([heads], budget=max(limit // 100, 1), order=order, strict=True).status[0])
+        status = int(compiled.derive([heads], budget=max(limit // 100, 1), order=order, strict=True,
+                                         **prune).status[0])
         if status == 1:
             return DERIVABLE
-    status = int(compiled.derive([heads], budget=limit, strict=True).status[0])
+    status = int(compiled.derive([heads], budget=limit, strict=True, **prune).status[0])
     if status == 1:
         return DERIVABLE
     monotonic = system.is_monotonic(len(heads) + 1)
     if status == 0 and monotonic:  # the strict and the full search are the same search
         return NOT_DERIVABLE
     if not monotonic:
-        status = int(compiled.derive([heads], budget=limit).status[0])
+        status = int(compiled.derive([heads], budget=limit, **prune).status[0])
     if status < -1:
         raise MemoryError("the compiled derivation search ran out of memory")
     return {1: DERIVABLE, 0: NOT_DERIVABLE}.get(status, UNDECIDED)

@@ -98,6 +98,23 @@ def _root_pos(system: ir.System, n: int) -> int:
     return n + 1 if system.root == "right" else 0
 
 
+def head_sets(tree) -> list[int]:
+    """A multihead output as the compiled exploration gives it: per word, the bit set of its
+    heads (bit 0 the root)."""
+    masks = [0] * len(tree.heads)
+    arcs = tree.arcs if tree.arcs is not None else [(h, d, None) for d, h in enumerate(tree.heads, 1)
+                                                    if h is not None]
+    for h, d, _ in arcs:
+        masks[d - 1] |= 1 << h
+    return masks
+
+
+def _arcs_of(row) -> frozenset:
+    """The arcs (head, dependent, None) of an output row of head bit sets."""
+    return frozenset((h, d, None) for d, mask in enumerate(row, 1) for h in range(int(mask).bit_length())
+                     if mask >> h & 1)
+
+
 class _Interpreted:
     """The interpreter's graph with the compiled graph's interface."""
 
@@ -107,7 +124,10 @@ class _Interpreted:
         self.terminal = np.array(g.terminal, dtype=bool)
         self.out_degree = np.array([len(e) for e in g.edges], dtype=np.int64)
         self.out_node = np.flatnonzero(self.terminal).astype(np.int32)
-        rows = [[-1 if h is None else h for h in it.output(g.configs[k]).heads] for k in self.out_node]
+        if it.system.multihead:
+            rows = [head_sets(it.output(g.configs[k])) for k in self.out_node]
+        else:
+            rows = [[-1 if h is None else h for h in it.output(g.configs[k]).heads] for k in self.out_node]
         self.out_heads = np.array(rows, dtype=np.int32).reshape(len(self.out_node), n)
         self.path_to = g.path_to
 
@@ -149,7 +169,7 @@ def size_facts(it: Interpreter, n: int, *, limit: int, compiled=None) -> SizeFac
         SpaceTooLarge: more than ``limit`` configurations.
     """
     system = it.system
-    graph = _Compiled(compiled, n, limit) if compiled is not None and not system.multihead else None
+    graph = _Compiled(compiled, n, limit) if compiled is not None and (not system.multihead or n <= 30) else None
     if graph is None:
         graph = _Interpreted(it, n, limit)
     dead = np.flatnonzero(~graph.terminal & (graph.out_degree == 0))
@@ -172,28 +192,83 @@ def size_facts(it: Interpreter, n: int, *, limit: int, compiled=None) -> SizeFac
     return facts
 
 
-def _multihead(it: Interpreter, n: int, graph: "_Interpreted", facts: SizeFacts) -> None:
-    """Outputs as arc sets, one terminal configuration at a time (interpreter only)."""
+def dag_rows_bad(rows: np.ndarray, n: int, tree_class: str, root_pos: int) -> np.ndarray:
+    """Per row of head bit sets (bit 0 the root): whether :func:`dag_problem` finds a problem
+    (a word without a head, a cycle, crossing arcs for ``projective-dag``), as arrays."""
+    rows = rows.astype(np.int64)
+    k = len(rows)
+    bad = (rows == 0).any(axis=1) if n else np.zeros(k, dtype=bool)
+    above = rows & ~np.int64(1)  # heads that are words: the ancestors, closed below
+    for _ in range(n):
+        grown = above.copy()
+        for h in range(1, n + 1):
+            has = (above >> h) & 1 == 1
+            grown |= np.where(has, above[:, h - 1:h], 0)
+        if (grown == above).all():
+            break
+        above = grown
+    bits = np.int64(1) << np.arange(1, n + 1, dtype=np.int64)
+    bad |= ((above & bits) != 0).any(axis=1)
+    if tree_class == "projective-dag":
+        pairs = [(h, d) for d in range(1, n + 1) for h in range(0, n + 1) if h != d]
+        span = [(min(root_pos if h == 0 else h, d), max(root_pos if h == 0 else h, d)) for h, d in pairs]
+        present = [(rows[:, d - 1] >> h) & 1 == 1 for h, d in pairs]
+        for i, (a, b) in enumerate(span):
+            for j, (c, e) in enumerate(span):
+                if a < c < b < e:
+                    bad |= present[i] & present[j]
+    return bad
+
+
+def _multihead(it: Interpreter, n: int, graph, facts: SizeFacts) -> None:
+    """Outputs as arc sets (rows of head bit sets), each distinct one checked once (DAG
+    classes as arrays, the first failing one named by :func:`dag_problem`)."""
     system = it.system
     root_pos = _root_pos(system, n)
-    derived = set()
-    for node in graph.out_node:
-        tree = it.output(graph.g.configs[node])
-        arcs = tree.arcs if tree.arcs is not None else frozenset(
-            (h, d, None) for d, h in enumerate(tree.heads, 1) if h is not None)
-        derived.add(frozenset((h, d) for h, d, _ in arcs))
-        if facts.unsound is None and system.produces != "any":
+    outs, first = _distinct_outputs(graph.out_heads, graph.out_node)
+    if system.produces != "any":
+        bad = []
+        candidates = zip(outs, first)
+        if system.produces in ("dag", "projective-dag") and len(outs):
+            failing = np.flatnonzero(dag_rows_bad(outs, n, system.produces, root_pos))
+            candidates = [(outs[k], first[k]) for k in failing]
+        for row, node in candidates:
+            arcs = _arcs_of(row)
             if system.produces in ("dag", "projective-dag"):
                 why = dag_problem(arcs, n, system.produces, root_pos)
             else:
-                why = tree_problem(tree.heads, system.produces, root_pos)
+                heads = tuple(next((h for h, dd, _ in arcs if dd == d), None) for d in range(1, n + 1))
+                why = tree_problem(heads, system.produces, root_pos)
             if why:
-                facts.unsound = (graph.path_to(int(node)), list(tree.heads), f"the output has {why}")
+                bad.append((int(node), why))
+        if bad:
+            node, why = min(bad)
+            heads = [None if not m else (int(m) & -int(m)).bit_length() - 1 for m in graph.out_heads[
+                int(np.flatnonzero(graph.out_node == node)[0])]]
+            facts.unsound = (graph.path_to(node), heads, f"the output has {why}")
     if system.covers != "any":
-        trees = list(class_trees(system.covers, n))
-        missing = [t for t in trees if frozenset((h, d) for d, h in enumerate(t, 1)) not in derived]
-        facts.class_trees, facts.derivable_class_trees = len(trees), len(trees) - len(missing)
-        facts.missing = missing[0] if missing else None
+        _multihead_completeness(system, n, outs, facts)
+
+
+def _multihead_completeness(system: ir.System, n: int, outs: np.ndarray, facts: SizeFacts) -> None:
+    """How many class trees are among the outputs (rows of head bit sets): the rows with one
+    head per word that are trees of the class, counted as arrays; the class is enumerated only
+    to name a missing tree."""
+    facts.class_trees = class_size(system.covers, n)
+    if len(outs):
+        rows = outs.astype(np.int64)
+        single = ((rows & (rows - 1)) == 0).all(axis=1) & (rows != 0).all(axis=1)
+        heads = np.zeros(rows.shape, dtype=np.int32)
+        for b in range(1, n + 1):
+            heads[rows == (1 << b)] = b
+        heads, rows = heads[single], rows[single]
+        if len(heads):
+            codes = problems(heads, "projective" if system.covers in ("projective", "projective-dag") else "tree", 0)
+            one_root = (heads == 0).sum(axis=1) == 1 if n else np.ones(len(heads), dtype=bool)
+            facts.derivable_class_trees = int(((codes == OK) & one_root).sum())
+    if facts.derivable_class_trees < facts.class_trees:
+        derived = {tuple(int(m) for m in row) for row in outs}
+        facts.missing = next(t for t in class_trees(system.covers, n) if tuple(1 << h for h in t) not in derived)
 
 
 def _distinct_outputs(heads: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -38,7 +38,23 @@ first: every token strictly between e's ends that is an end of another arc of S 
 present when e is built (its arc of S comes later), so there are at most G of them.  If
 every arc of S has more than G such tokens, no derivation builds S.  The largest such S is
 found by peeling off arcs that could come first, as a k-core is found; a non-empty rest is
-the proof.  For G = 0 it is exactly "two arcs cross".  Guards are
+the proof.  For G = 0 it is exactly "two arcs cross".
+
+When moreover every arc takes its dependent out of the lists (Attardi, easy-first: the
+dependent is reduced), arcs are built bottom-up: d leaves when h -> d is built, so every
+arc d -> x came before.  Then the first arc e = h -> d of S has no arc of S out of d, and
+every gold ancestor a of h is present when e is built (a's arc to its child on the path
+to h comes after e, each one before its parent's): S is blocked when each of its arcs
+either has an arc of S out of its dependent or spans more than G tokens that are ends of
+other arcs of S or ancestors of its head.  The compiled search applies the same test to
+every configuration it reaches (the arcs still to build), not just to the first.
+
+In a configuration there is one more fact when some list L *anchors* the arcs (Attardi's
+stack): the later end of every arc is the last token of L when the arc is built (the
+case's pattern of L ends with it), and no token leaves L for another list.  A token now in
+L after an arc's later end must then leave before the arc is built, so all its own arcs come
+first: in the core test an arc with an arc of the set at such a token is not first.  At the
+start L holds at most the root, so this only helps the compiled search.  Guards are
 ignored (they only forbid moves), so the check is sound for any spec; it simply finds no
 proof for systems that reorder tokens (SWAP) or join tokens further apart (Covington,
 Attardi, non-projective easy-first).
@@ -191,24 +207,107 @@ def crossing_pair(arcs: Sequence[tuple[int, int]]) -> Optional[tuple[tuple[int, 
     return None
 
 
-def blocked_core(arcs: Sequence[tuple[int, int]], gap: int) -> list[tuple[int, int]]:
-    """The largest set of ``arcs`` each of which has more than ``gap`` ends of the others of
-    the set strictly between its own ends (empty when there is none): see the docstring."""
+def _ancestors(arcs: Sequence[tuple[int, int]]) -> dict[int, list[int]]:
+    """Per token, its ancestors through ``arcs`` (head of each dependent), nearest first."""
+    parent = {d: h for h, d in arcs}
+    out: dict[int, list[int]] = {}
+    for t in {h for h, _ in arcs}:
+        chain, x = [], t
+        while x in parent and len(chain) <= len(parent):
+            x = parent[x]
+            chain.append(x)
+        out[t] = chain
+    return out
+
+
+def blocked_core(arcs: Sequence[tuple[int, int]], gap: int, bottom_up: bool = False) -> list[tuple[int, int]]:
+    """The largest set of ``arcs`` none of which can be built first (empty when there is
+    none): each has more than ``gap`` ends of the others of the set strictly between its own
+    ends or, with ``bottom_up`` (every arc takes its dependent out of the lists), more than
+    ``gap`` such ends and ancestors of its head together, or an arc of the set out of its
+    dependent.  See the docstring."""
     core = list(dict.fromkeys(arcs))
+    ancestors = _ancestors(core) if bottom_up else {}
     while True:
         ends: dict[int, int] = {}
+        heads = {h for h, _ in core}
         for h, d in core:
             ends[h] = ends.get(h, 0) + 1
             ends[d] = ends.get(d, 0) + 1
         keep = []
         for h, d in core:
             lo, hi = min(h, d), max(h, d)
-            inside = sum(1 for t in ends if lo < t < hi)
-            if inside > gap:
+            present = {t for t in ends if lo < t < hi}
+            if bottom_up:
+                if d in heads:
+                    keep.append((h, d))
+                    continue
+                present |= {a for a in ancestors.get(h, ()) if lo < a < hi}
+            if len(present) > gap:
                 keep.append((h, d))
         if len(keep) == len(core):
             return core
         core = keep
+
+
+def _takes_dependent(case: ir.Case) -> bool:
+    """Whether every arc the case builds takes its dependent out of the lists."""
+    after = {_symbol(i) for items in case.result for i in items}
+    return all(("tok", op.dep) not in after for op in case.arcs)
+
+
+@lru_cache(maxsize=256)
+def _bottom_up(system: ir.System, n_tokens: int) -> bool:
+    return all(_takes_dependent(c) for a in system.actions_for(n_tokens) for c in a.cases)
+
+
+def takes_dependents(system: ir.System, n_words: int = 8) -> bool:
+    """Whether every arc any action of ``n_words``-word sentences builds takes its dependent
+    out of the lists, so that arcs are built bottom-up (see the module docstring)."""
+    n_tokens = n_words + (0 if system.root == "none" else 1)
+    return _bottom_up(system, n_tokens if system.unbounded else 0)
+
+
+def _anchors(system: ir.System, case: ir.Case, k: int, order: Sequence[int]) -> bool:
+    """Whether list ``k`` anchors the case: every arc's later end (in the sequence ``order``)
+    is the last item of the case's pattern of list k, and nothing matched in list k goes to
+    another list."""
+    names = [d.name for d in system.lists]
+    m = next((m for m in case.match if m.list == names[k]), None)
+    mine = {_symbol(i) for i in m.items} if m is not None else {("rest", names[k])}
+    for j, items in enumerate(case.result):
+        if j != k and any(_symbol(i) in mine for i in items):
+            return False
+    if not case.arcs:
+        return True
+    if m is None or not m.items or not isinstance(m.items[-1], ir.Tok):
+        return False
+    last = m.items[-1].var
+    rank = {names[j]: r for r, j in enumerate(order)}
+    where = {i.var: (rank[mm.list], p) for mm in case.match for p, i in enumerate(mm.items) if isinstance(i, ir.Tok)}
+    for op in case.arcs:
+        if last not in (op.head, op.dep):
+            return False
+        other = op.dep if last == op.head else op.head
+        if other not in where or where[other] >= where[last]:
+            return False
+    return True
+
+
+@lru_cache(maxsize=256)
+def _anchor(system: ir.System, n_tokens: int) -> Optional[int]:
+    found = _order_for(system, n_tokens)
+    if found is None:
+        return None
+    cases = [c for a in system.actions_for(n_tokens) for c in a.cases]
+    return next((k for k in range(len(system.lists)) if all(_anchors(system, c, k, found[0]) for c in cases)), None)
+
+
+def anchored_list(system: ir.System, n_words: int = 8) -> Optional[int]:
+    """The index of the list that anchors every arc of ``n_words``-word sentences (see the
+    module docstring), or None; only where :func:`arc_gap` finds an order."""
+    n_tokens = n_words + (0 if system.root == "none" else 1)
+    return _anchor(system, n_tokens if system.unbounded else 0)
 
 
 def nonderivable_by_crossing(system: ir.System, heads: Sequence[int]) -> Optional[str]:
@@ -229,10 +328,16 @@ def nonderivable_by_crossing(system: ir.System, heads: Sequence[int]) -> Optiona
         (h1, d1), (h2, d2) = pair
         return (f"gold arcs {h1} -> {d1} and {h2} -> {d2} cross, and {system.name} never builds crossing arcs "
                 f"(proved on its actions: order-preserving lists, arcs between adjacent tokens)")
-    core = blocked_core(must, gap)
+    bottom_up = takes_dependents(system, len(heads))
+    core = blocked_core(must, gap, bottom_up)
     if not core:
         return None
     shown = ", ".join(f"{h} -> {d}" for h, d in core[:4]) + (", ..." if len(core) > 4 else "")
+    if bottom_up:
+        return (f"none of the gold arcs {shown} can be built first: each spans more than {gap} tokens that must "
+                f"still be there (ends of the others, ancestors of its head) or must wait for an arc of its "
+                f"dependent, and {system.name} builds arcs over at most {gap} tokens, bottom-up (proved on its "
+                f"actions: order-preserving lists, bounded gaps, dependents reduced)")
     return (f"none of the gold arcs {shown} can be built first: each spans more than {gap} ends of the others, "
             f"and {system.name} builds arcs over at most {gap} tokens (proved on its actions: "
             f"order-preserving lists, bounded gaps)")

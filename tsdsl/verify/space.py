@@ -13,8 +13,10 @@ from ..interp import Config, Interpreter
 
 
 def state_key(c: Config) -> tuple:
-    """A hashable identity of a configuration (lists, arcs, flags; labels ignored)."""
-    arcs = tuple(tuple(h) for h in c.multi) if c.multi is not None else tuple(c.heads)
+    """A hashable identity of a configuration (lists, arcs, flags; labels ignored).  A token's
+    several heads count as a set: no guard depends on the order they came in (only the
+    output's first head does), so two orders are one configuration, as in compiled code."""
+    arcs = tuple(tuple(sorted(h)) for h in c.multi) if c.multi is not None else tuple(c.heads)
     return (
         tuple(tuple(l) for l in c.lists),
         arcs,
