@@ -57,13 +57,30 @@ class Model:
     root_label: str
     hash_bits: int
     outputs: tuple[str, ...]
-    weights: Optional[np.ndarray]       # dense float32 [2**hash_bits, outputs] (parsing)
+    weights: Optional[np.ndarray]       # dense float32 [2**hash_bits, outputs]; None when loaded from
+    #                                     sparse storage (see dense_weights, parse_table)
     meta: dict = field(default_factory=dict)
     live_rows: Optional[np.ndarray] = None  # rows of weights that may be non-zero (None: unknown)
     stored: Optional[wt.StoredWeights] = None  # the weights as saved (None: saved from ``weights``)
     precision: str = wt.DEFAULT_PRECISION  # how ``save`` stores ``weights`` when ``stored`` is None
     prune: float = 0.0
     tagger: Optional[Tagger] = None     # predicts empty tag columns before parsing
+
+    def dense_weights(self) -> np.ndarray:
+        """The dense float32 ``[2**hash_bits, outputs]`` table (expanded from the stored
+        weights on first use and kept: hundreds of megabytes at the default size)."""
+        if self.weights is None:
+            if self.stored is None:
+                raise ValueError("the model has no weights")
+            self.weights = wt.dense(self.stored, self.hash_bits)
+        return self.weights
+
+    def parse_table(self) -> Optional[wt.ParseTable]:
+        """The sparse table parsing reads (:func:`~tsdsl.learn.weights.parse_table`), or None
+        when the weights exist only dense (a model in training, a format 1 model)."""
+        if self.stored is None or self.weights is not None:
+            return None
+        return wt.parse_table(self.stored, self.hash_bits)
 
 
 def spec_sources(system: ir.System) -> tuple[dict[str, str], str]:
@@ -209,16 +226,16 @@ def load(model_dir: str | Path) -> Model:
     if not isinstance(bits, int) or not 8 <= bits <= 28:
         raise ModelError(f"{d / META}: bad hash_bits {bits!r}")
     C = len(outputs)
-    weights = np.zeros((1 << bits, C), dtype=np.float32)
+    weights = None  # sparse storage stays sparse (Model.dense_weights expands it when asked)
     info = meta.get("weights") if isinstance(meta.get("weights"), dict) else {}
     try:
         if meta.get("format") == 1:
             rows, vals = _read_format1(d, C, bits)
+            weights = np.zeros((1 << bits, C), dtype=np.float32)
             weights[rows] = vals
             stored, precision = None, "float32"
         else:
             stored = wt.read(d / WEIGHTS, C, bits, info.get("precision"))
-            wt.expand(stored).write_into(weights)
             rows, precision = stored.rows.astype(np.int64), stored.precision
     except wt.WeightsError as exc:
         raise ModelError(str(exc)) from None

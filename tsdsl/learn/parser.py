@@ -95,8 +95,11 @@ def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = N
     outputs = build_outputs(model.system, unit_names(kernel), model.labels)
     if model.outputs and tuple(outputs.names) != tuple(model.outputs):
         raise ModelError("the model's outputs do not match its spec and labels")
+    table = model.parse_table() if weights is None and not train else None
+    if table is not None:  # parsing a loaded model: from the sparse table (same parses, faster)
+        return Engine(kernel, model.features, outputs, model.hash_bits, table=table)
     return Engine(kernel, model.features, outputs, model.hash_bits,
-                  weights=model.weights if weights is None else weights, train=train,
+                  weights=model.dense_weights() if weights is None else weights, train=train,
                   live_rows=model.live_rows if weights is None and not train else None)
 
 
