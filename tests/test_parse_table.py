@@ -27,8 +27,9 @@ from tsdsl.learn.engine import Engine
 from tsdsl.learn.features import default_features, load_features
 from tsdsl.learn.model import load
 from tsdsl.learn.outputs import build_outputs, unit_names
-from tsdsl.learn.parser import Parser, bind, load_parser
+from tsdsl.learn.parser import Parser, already_trees, bind, load_parser
 from tsdsl.treebank.conllu import read_conllu
+from tsdsl.treebank.trees import is_tree
 
 REPO = Path(__file__).resolve().parent.parent
 TOY_TRAIN = REPO / "docs" / "examples" / "toy-train.conllu"
@@ -165,3 +166,15 @@ def test_a_parse_only_learner_refuses_to_train(toy_model, kernels, dev_batches):
     heads = np.zeros(batch.words + 1, dtype=np.int32)
     with pytest.raises(ValueError, match="dense weight table"):
         parser.engine.learner.train_greedy(heads, heads, batch.offsets, batch.tokens, order, 0, 0, 0.0, 1)
+
+
+@settings(deadline=None)
+@given(st.lists(st.lists(st.integers(-2, 8), max_size=8), max_size=6))
+def test_already_trees_agrees_with_is_tree(sentences):
+    """The parser's batch check (which sentences skip the repair) against the reference."""
+
+    offsets = np.zeros(len(sentences) + 1, dtype=np.int32)
+    np.cumsum([len(s) for s in sentences], out=offsets[1:])
+    heads = np.asarray([h for s in sentences for h in s], dtype=np.int32)
+    got = already_trees(heads, offsets).tolist()
+    assert got == [bool(s) and is_tree([None if h < 0 else h for h in s]) for s in sentences]

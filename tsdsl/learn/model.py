@@ -65,22 +65,28 @@ class Model:
     precision: str = wt.DEFAULT_PRECISION  # how ``save`` stores ``weights`` when ``stored`` is None
     prune: float = 0.0
     tagger: Optional[Tagger] = None     # predicts empty tag columns before parsing
+    read_weights: Optional[wt.StoredWeights] = None  # the weights as :func:`load` read them
+
+    def _sparse_source(self) -> Optional[wt.StoredWeights]:
+        return self.stored if self.stored is not None else self.read_weights
 
     def dense_weights(self) -> np.ndarray:
         """The dense float32 ``[2**hash_bits, outputs]`` table (expanded from the stored
         weights on first use and kept: hundreds of megabytes at the default size)."""
         if self.weights is None:
-            if self.stored is None:
+            source = self._sparse_source()
+            if source is None:
                 raise ValueError("the model has no weights")
-            self.weights = wt.dense(self.stored, self.hash_bits)
+            self.weights = wt.dense(source, self.hash_bits)
         return self.weights
 
     def parse_table(self) -> Optional[wt.ParseTable]:
-        """The sparse table parsing reads (:func:`~tsdsl.learn.weights.parse_table`), or None
-        when the weights exist only dense (a model in training, a format 1 model)."""
-        if self.stored is None or self.weights is not None:
+        """The compact table parsing reads (:func:`~tsdsl.learn.weights.parse_table`), or None
+        when the weights exist dense (a model in training, a format 1 model) or do not fit it."""
+        source = self._sparse_source()
+        if source is None or self.weights is not None:
             return None
-        return wt.parse_table(self.stored, self.hash_bits)
+        return wt.parse_table(source, self.hash_bits)
 
 
 def spec_sources(system: ir.System) -> tuple[dict[str, str], str]:
@@ -113,9 +119,9 @@ def stored_weights(model: Model) -> wt.StoredWeights:
     """The weights as :func:`save` writes them."""
     if model.stored is not None:
         return model.stored
-    if model.weights is None:
+    if model.weights is None and model.read_weights is None:
         raise ValueError("a model needs weights to be saved")
-    return wt.store(wt.SparseWeights.from_dense(model.weights), model.precision, model.prune)
+    return wt.store(wt.SparseWeights.from_dense(model.dense_weights()), model.precision, model.prune)
 
 
 def _write_contents(model: Model, d: Path) -> None:
@@ -248,7 +254,7 @@ def load(model_dir: str | Path) -> Model:
     return Model(system=system, spec_files=files, spec_main=main, overrides=overrides, features=features,
                  labels=labels, root_label=str(labels_doc.get("root_label") or "root"), hash_bits=bits,
                  outputs=outputs, weights=weights, meta=meta, live_rows=rows, stored=stored,
-                 precision=precision, prune=float(info.get("prune") or 0.0), tagger=tagger)
+                 precision=precision, prune=float(info.get("prune") or 0.0), tagger=tagger, read_weights=stored)
 
 
 def _read_format1(d: Path, C: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
