@@ -164,7 +164,9 @@ def main(argv=None) -> int:
     ap.add_argument("--before", metavar="REV", help="also parse with the code of this git revision")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "kernels.md")
-    ap.add_argument("--json", type=Path, help="also write the rows as JSON")
+    ap.add_argument("--json", type=Path, help="also write the rows as JSON (after every system)")
+    ap.add_argument("--resume", action="store_true", help="with --json: keep the rows already in it and "
+                    "measure only the other systems")
     ap.add_argument("--train-one", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--measure-one", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -191,7 +193,12 @@ def main(argv=None) -> int:
             src_before.mkdir()
             subprocess.run(["tar", "-x", "-C", str(src_before)], input=archive, check=True)
     rows = []
+    if args.resume and args.json and args.json.is_file():
+        rows = [r for r in json.loads(args.json.read_text(encoding="utf-8")) if r["system"] in args.systems]
+    done = {r["system"] for r in rows}
     for name in args.systems:
+        if name in done:
+            continue
         model = workdir / f"{TREEBANK}-{name}-e{args.epochs}"
         if not (model / "model.json").is_file():
             t0 = time.perf_counter()
@@ -205,10 +212,11 @@ def main(argv=None) -> int:
         row["after"] = child(["--measure-one", str(ROOT), str(model), str(args.repeats)])
         rows.append(row)
         print(json.dumps(row), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    rows.sort(key=lambda r: args.systems.index(r["system"]))
     text = render(rows, args)
     write_section(args.out, text)
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     print(text)
     return 0
 
