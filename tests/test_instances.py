@@ -49,7 +49,7 @@ def engines(model_dir: Path) -> tuple[Engine, Engine]:
     model = load(model_dir)
     kernel = compile_system(model.system, fallback=False)
     outputs = build_outputs(model.system, unit_names(kernel), model.labels)
-    return tuple(Engine(kernel, model.features, outputs, model.hash_bits, weights=model.weights, cache=c)
+    return tuple(Engine(kernel, model.features, outputs, model.hash_bits, weights=model.dense_weights(), cache=c)
                  for c in (True, False))
 
 

@@ -128,12 +128,12 @@ def test_quantised_and_pruned_models_parse_as_before(toy, tmp_path, precision, p
     assert json.loads((tmp_path / "small" / "model.json").read_text())["weights"]["precision"] == precision
     # the saved weights are the original ones within the precision's step
     ref = model_io.load(toy)
-    sparse = wt.SparseWeights.from_dense(ref.weights)
+    sparse = wt.SparseWeights.from_dense(ref.dense_weights())
     tol = tolerance(precision, sparse, small.stored)
-    diff = np.abs(small.weights.reshape(-1)[sparse.index].astype(np.float64) - sparse.values)
+    diff = np.abs(small.dense_weights().reshape(-1)[sparse.index].astype(np.float64) - sparse.values)
     kept = np.abs(sparse.values) >= prune
     assert np.all(diff[kept] <= np.maximum(tol[kept], 0))
-    assert np.all(small.weights.reshape(-1)[sparse.index[~kept]] == 0)
+    assert np.all(small.dense_weights().reshape(-1)[sparse.index[~kept]] == 0)
     _, las_small, trees_small = dev_scores(small)
     same = sum(a == b for a, b in zip(trees_full, trees_small)) / len(trees_full)
     assert las_small >= las_full - 0.01 and same >= 0.95, (las_full, las_small, same)
@@ -275,12 +275,12 @@ def test_format_1_models_load_and_nan_is_refused(toy, tmp_path):
     (d / "weights.npz").unlink()
     rows = model.live_rows
     np.save(d / "rows.npy", rows)
-    np.save(d / "weights.npy", model.weights[rows])
+    np.save(d / "weights.npy", model.dense_weights()[rows])
     meta = json.loads((d / "model.json").read_text())
     meta["format"] = 1
     (d / "model.json").write_text(json.dumps(meta))
-    assert np.array_equal(model_io.load(d).weights, model.weights)
-    vals = model.weights[rows].copy()
+    assert np.array_equal(model_io.load(d).weights, model.dense_weights())
+    vals = model.dense_weights()[rows].copy()
     vals[0, 0] = np.nan
     np.save(d / "weights.npy", vals)
     refused(d, str(d / "weights.npy"), "not finite")

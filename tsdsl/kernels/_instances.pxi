@@ -213,6 +213,7 @@ def train_instances(Learner self, object offsets_, object tokens, object order_,
     Returns (steps, mistakes, stuck sentences)."""
     cdef Corpus cp
     cdef InstCache ic
+    self.need_dense()
     corpus_of(&cp, order_, offsets_, tokens, None, None)
     if cp.order == NULL:
         raise ValueError("training needs an order")
@@ -289,6 +290,7 @@ def train_instances_greedy(Learner self, object gold_heads, object gold_labels, 
     mistakes, stuck sentences)."""
     cdef Corpus cp
     cdef InstCache ic
+    self.need_dense()
     corpus_of(&cp, order_, offsets_, tokens, gold_heads, gold_labels)
     if cp.heads == NULL or cp.order == NULL:
         raise ValueError("training needs gold heads and labels, and an order")
@@ -399,6 +401,7 @@ def parse_instances(Learner self, object offsets_, object tokens, object out_hea
     (transitions, stuck sentences)."""
     cdef Corpus cp
     cdef InstCache ic
+    self.need_weights()
     corpus_of(&cp, None, offsets_, tokens, None, None)
     cdef Py_ssize_t n_sent = cp.n_order
     cdef int* out_heads = int32_data(out_heads_, "heads out", cp.offsets[n_sent], True)

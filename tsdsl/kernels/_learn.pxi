@@ -53,8 +53,16 @@ cdef struct Feats:
 include "_sums.pxi"  # the averaging sums: a hash map of the weights ever updated
 
 
+cdef struct WEntry:
+    int col                       # the output
+    float w                       # its weight
+
+
 cdef struct Model:
-    float* W                      # [buckets, C] weights
+    float* W                      # [buckets, C] weights (training; NULL when parsing from sp)
+    const unsigned int* sp_ref    # parsing: per bucket, where its weights are (see score_sparse), or NULL
+    const WEntry* sp              #   sparse rows: (output, weight) pairs
+    const float* sp_dense         #   dense rows: C weights each
     Sums sums                     # averaging sums (training only)
     int C                         # classifier outputs
     unsigned int mask             # buckets - 1
@@ -201,12 +209,23 @@ cdef void extract_core(const St* s, Feats* fx, const Model* m, int* out) noexcep
         out[a] = <int>(h & m.mask)
 
 
+cdef enum:
+    SCORE_CHUNK = 64   # features whose rows are looked up together (see score_sparse)
+    REF_SHIFT = 26     # a parse-time reference: count << REF_SHIFT | offset (tsdsl.learn.weights)
+    REF_OFFSET = (1 << 26) - 1
+    REF_DENSE = 63     # the count of a dense row
+
+
 cdef void score(const Model* m, const int* feats, int nf, float* out) noexcept nogil:
     """out[c]: the sum of every feature's weight for output c.  Rows known to be zero (never
     updated in training) are skipped: most of the table is cold, so each row read is a trip
-    to memory, and unseen feature values are common at parse time."""
+    to memory, and unseen feature values are common at parse time.  With a sparse table
+    (parsing, m.sp) only the stored non-zero weights are read: see score_sparse."""
     cdef int f, c, C = m.C
     cdef const float* row
+    if m.sp_ref != NULL:
+        score_sparse(m, feats, nf, out)
+        return
     for f in range(nf):  # rows are scattered over a large table: ask for all of them at once
         if m.live == NULL or m.live[feats[f]]:
             row = m.W + <size_t>feats[f] * C
@@ -219,6 +238,49 @@ cdef void score(const Model* m, const int* feats, int nf, float* out) noexcept n
             row = m.W + <size_t>feats[f] * C
             for c in range(C):
                 out[c] += row[c]
+
+
+cdef void score_sparse(const Model* m, const int* feats, int nf, float* out) noexcept nogil:
+    """:func:`score` on the parse-time table (tsdsl.learn.weights.ParseTable): bucket b's
+    reference r = m.sp_ref[b] holds count r >> REF_SHIFT and offset r & REF_OFFSET; a row
+    of few weights is `count` (output, weight) pairs at m.sp + offset, a full one (count
+    REF_DENSE) is C weights at m.sp_dense + offset * C.  A rarely seen feature's row is thus
+    one cache line instead of C floats, and a frequent feature's row is still added as a
+    vector.  The sums are the dense ones bit for bit: each out[c] adds the same non-zero
+    weights in the same feature order (the dense path's other terms are +0.0).  Per chunk of
+    features: read the references (prefetched first) and prefetch the rows, then add."""
+    cdef int f, k, b, n, c, C = m.C
+    cdef unsigned int r
+    cdef unsigned int ref[SCORE_CHUNK]
+    cdef const WEntry* e
+    cdef const float* row
+    for f in range(nf):
+        TSDSL_PREFETCH(m.sp_ref + feats[f])
+    for c in range(C):
+        out[c] = 0
+    b = 0
+    while b < nf:
+        n = nf - b if nf - b < SCORE_CHUNK else SCORE_CHUNK
+        for f in range(n):
+            r = m.sp_ref[feats[b + f]]
+            ref[f] = r
+            if (r >> REF_SHIFT) == REF_DENSE:
+                row = m.sp_dense + <size_t>(r & REF_OFFSET) * C
+                for c in range(0, C, 16):
+                    TSDSL_PREFETCH(row + c)
+            elif r:
+                TSDSL_PREFETCH(m.sp + (r & REF_OFFSET))
+        for f in range(n):
+            r = ref[f]
+            if (r >> REF_SHIFT) == REF_DENSE:
+                row = m.sp_dense + <size_t>(r & REF_OFFSET) * C
+                for c in range(C):
+                    out[c] += row[c]
+            elif r:
+                e = m.sp + (r & REF_OFFSET)
+                for k in range(<int>(r >> REF_SHIFT)):
+                    out[e[k].col] += e[k].w
+        b += n
 
 
 cdef void update(Model* m, const int* feats, int nf, int c, float delta) noexcept nogil:
@@ -417,6 +479,7 @@ cdef class Learner:
     cdef int n_inst_base
     cdef int inst_local
     cdef public long long cache_hits, cache_misses
+    cdef object sp_keep     # parsing: the sparse table's arrays (see set_sparse)
 
     def __init__(self, object addresses, int n_addr, object atoms, int n_atom, object templates, int n_tpl,
                  object open_r, object cls, int C, object W, object live, unsigned int mask):
@@ -434,8 +497,12 @@ cdef class Learner:
         self.fx.tpl = int32_data(templates, "templates", n_tpl * TPL_W)
         self.fx.open_r = uint8_data(open_r, "open ends", NLX)
         self.m.cls = int32_data(cls, "outputs", C * CLS_W)
-        self.m.W = <float*>array_data(W, "weights", "f", 4, rows * C, True)
-        self.m.live = NULL if training else uint8_data(live, "live rows", rows)
+        self.m.W = NULL if W is None else <float*>array_data(W, "weights", "f", 4, rows * C, True)
+        self.m.live = NULL if training or W is None else uint8_data(live, "live rows", rows)
+        self.m.sp_ref = NULL
+        self.m.sp = NULL
+        self.m.sp_dense = NULL
+        self.sp_keep = None
         self.m.sums.key = NULL
         self.m.sums.val = NULL
         self.m.sums.cap = 0
@@ -515,6 +582,43 @@ cdef class Learner:
         self.max_n = n
         return 0
 
+    def set_sparse(self, object refs, object entries, int n_entries, object dense, int n_dense):
+        """Parse from the parse-time table of tsdsl.learn.weights.ParseTable instead of W:
+        refs uint32 per bucket (count << 26 | offset), entries int32 (output, float32 bits
+        of the weight) pairs, dense float32 rows of C weights.  Every reference is checked
+        against the arrays here.  Training needs W (see :meth:`need_dense`)."""
+        cdef Py_ssize_t rows = <Py_ssize_t>self.m.mask + 1
+        cdef const unsigned int* rf = <const unsigned int*>array_data(refs, "row references", "IL", 4, rows, False)
+        cdef const int* en = int32_data(entries, "sparse weights", 2 * <Py_ssize_t>n_entries)
+        cdef const float* dn = <const float*>array_data(dense, "dense rows", "f", 4,
+                                                        <Py_ssize_t>n_dense * self.m.C, False)
+        cdef Py_ssize_t b
+        cdef unsigned int r, cnt, off
+        cdef int k
+        for b in range(rows):
+            r = rf[b]
+            cnt = r >> REF_SHIFT
+            off = r & REF_OFFSET
+            if (off >= <unsigned int>n_dense) if cnt == REF_DENSE else (cnt > 0 and off + cnt > <unsigned int>n_entries):
+                raise ValueError(f"row reference {b} points outside the weights")
+        for k in range(n_entries):
+            if not 0 <= en[2 * k] < self.m.C:
+                raise ValueError(f"sparse weights: output {en[2 * k]} out of range")
+        self.m.sp_ref = rf
+        self.m.sp = <const WEntry*>en
+        self.m.sp_dense = dn
+        self.sp_keep = (refs, entries, dense)
+
+    cdef int need_dense(self) except -1:
+        if self.m.W == NULL:
+            raise ValueError("training needs the dense weight table (this learner parses from a sparse one)")
+        return 0
+
+    cdef int need_weights(self) except -1:
+        if self.m.W == NULL and self.m.sp == NULL:
+            raise ValueError("no weights: give W or call set_sparse first")
+        return 0
+
     def set_instances(self, object bases, int n_base, int local):
         """Capacity inf: the instance-relative bases of the feature program, int32 rows
         (kind, list, shift), and whether an instance's scores may be kept while its base
@@ -535,6 +639,7 @@ cdef class Learner:
         otherwise); static training always follows the target.  Arrays as in
         :meth:`train_beam`.  Returns (steps, mistakes, stuck sentences)."""
         cdef Corpus cp
+        self.need_dense()
         corpus_of(&cp, order_, offsets_, tokens, gold_heads, gold_labels)
         if cp.heads == NULL or cp.order == NULL:
             raise ValueError("training needs gold heads and labels, and an order")
@@ -644,6 +749,7 @@ cdef class Learner:
         applied.  Returns (steps, mistakes, stuck sentences: a derivation this kernel finds
         illegal)."""
         cdef Corpus cp
+        self.need_dense()
         corpus_of(&cp, order_, offsets_, tokens, None, None)
         if cp.order == NULL:
             raise ValueError("training needs an order")
@@ -721,6 +827,7 @@ cdef class Learner:
         the best RIGHT-ARC label noted when the word was shifted).
         Returns (transitions, stuck sentences, logged events)."""
         cdef Corpus cp
+        self.need_weights()
         corpus_of(&cp, None, offsets_, tokens, None, None)
         cdef Py_ssize_t n_sent = cp.n_order
         cdef const int* offsets = cp.offsets
@@ -846,6 +953,7 @@ cdef class Learner:
         cdef int si, n, off, maxn = 0, steps
         cdef long long n_steps = 0, n_upd = 0, n_stuck = 0
         cdef bint early
+        self.need_dense()
         corpus_of(&cp, order_, offsets_, tokens, gold_heads, gold_labels)
         if cp.heads == NULL or cp.order == NULL:
             raise ValueError("training needs gold heads and labels, and an order")
@@ -897,6 +1005,7 @@ cdef class Learner:
         cdef Py_ssize_t si
         cdef int n, off, d, maxn = 0, steps
         cdef long long n_steps = 0, n_stuck = 0
+        self.need_weights()
         corpus_of(&cp, None, offsets_, tokens, None, None)
         cdef int* out_heads = int32_data(out_heads_, "heads out", cp.offsets[cp.n_order], True)
         cdef int* out_labels = int32_data(out_labels_, "labels out", cp.offsets[cp.n_order], True)

@@ -249,6 +249,7 @@ def parse_graphs(Learner L, object offsets_, object tokens, object out_arcs_, Py
     label id or -1, 1 for the word's first arc) into the int32 array out_arcs_ (4 arc_cap slots).  Returns (transitions,
     stuck sentences, arcs): when arcs > arc_cap the log is incomplete (call again with more)."""
     cdef Corpus cp
+    L.need_weights()
     corpus_of(&cp, None, offsets_, tokens, None, None)
     cdef Py_ssize_t n_sent = cp.n_order
     cdef const int* offsets = cp.offsets

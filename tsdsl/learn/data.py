@@ -12,8 +12,11 @@ from .tokens import token_table
 
 
 def columns_of(sentence: Sentence) -> dict[str, tuple[str, ...]]:
-    return {"form": sentence.forms, "lemma": sentence.lemmas, "upos": sentence.upos,
-            "xpos": sentence.xpos, "feats": sentence.feats}
+    """The word columns a parser reads (as :attr:`Sentence.forms` etc.), in one pass."""
+    if not sentence.words:
+        return {"form": (), "lemma": (), "upos": (), "xpos": (), "feats": ()}
+    _, form, lemma, upos, xpos, feats = tuple(zip(*(w.fields for w in sentence.words)))[:6]
+    return {"form": form, "lemma": lemma, "upos": upos, "xpos": xpos, "feats": feats}
 
 
 @dataclass

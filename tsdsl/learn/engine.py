@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import UsageError
 from .data import Batch
 from .outputs import Outputs
-from .weights import SparseWeights
+from .weights import ParseTable, SparseWeights
 
 OPEN_R = {"R": 1, "L": 0}
 
@@ -21,10 +21,14 @@ class Engine:
 
     def __init__(self, kernel, features, outputs: Outputs, hash_bits: int, *,
                  weights: Optional[np.ndarray] = None, train: bool = False,
-                 live_rows: Optional[np.ndarray] = None, cache: bool = True):
+                 live_rows: Optional[np.ndarray] = None, cache: bool = True,
+                 table: Optional[ParseTable] = None):
         """``live_rows``: for parsing, the rows of ``weights`` that may be non-zero (computed
         when not given); the others are never read.  ``cache``: capacity inf, keep instance
-        scores between steps where that is exact (:func:`instance_cache_exact`)."""
+        scores between steps where that is exact (:func:`instance_cache_exact`).  ``table``:
+        parse from this sparse table (:func:`~tsdsl.learn.weights.parse_table`) instead of a
+        dense one (no ``weights`` then; the parses are the same, see the kernel's
+        ``score_sparse``)."""
         if not hasattr(kernel, "module") or not hasattr(kernel.module, "Learner"):
             raise UsageError("training and parsing need the compiled kernel (no C compiler was found)")
         self.kernel = kernel
@@ -33,13 +37,21 @@ class Engine:
         self.hash_bits = hash_bits
         C = len(outputs)
         rows = 1 << hash_bits
-        if weights is None:
+        if table is not None:
+            if train or weights is not None:
+                raise UsageError("a sparse parse table is for parsing only, without a dense one")
+            if table.refs.shape != (rows,) or table.dense.shape[1:] != (C,):
+                raise UsageError(f"parse table has {len(table.refs)} rows of {table.dense.shape[1:]} outputs, "
+                                 f"expected {rows} of {C}")
+        elif weights is None:
             weights = np.zeros((rows, C), dtype=np.float32)
-        if weights.shape != (rows, C) or weights.dtype != np.float32 or not weights.flags.c_contiguous:
+        if weights is not None and (weights.shape != (rows, C) or weights.dtype != np.float32
+                                    or not weights.flags.c_contiguous):
             raise UsageError(f"weight table has shape {weights.shape}, expected {(rows, C)} float32")
         self.W = weights
-        self.live = np.zeros(1 if train else rows, dtype=np.uint8)
-        if not train:
+        self.table = table
+        self.live = np.zeros(1 if train or table is not None else rows, dtype=np.uint8)
+        if not train and table is None:
             self.live[np.flatnonzero(np.any(weights != 0, axis=1)) if live_rows is None else live_rows] = 1
         self._addr = np.ascontiguousarray(features.addresses, dtype=np.int32).reshape(-1)
         self._atom = np.ascontiguousarray(features.atoms, dtype=np.int32).reshape(-1)
@@ -48,7 +60,12 @@ class Engine:
         self._cls = np.ascontiguousarray(outputs.table, dtype=np.int32)
         self.learner = kernel.module.Learner(
             self._addr, len(features.addresses), self._atom, len(features.atoms), self._tpl, len(features.templates),
-            self._open, self._cls, C, self.W, None if train else self.live, rows - 1)
+            self._open, self._cls, C, self.W, None if train or table is not None else self.live, rows - 1)
+        if table is not None:
+            self._refs = np.ascontiguousarray(table.refs, dtype=np.uint32)
+            self._entries = np.ascontiguousarray(table.entries, dtype=np.int32).reshape(-1)
+            self._dense = np.ascontiguousarray(table.dense, dtype=np.float32).reshape(-1)
+            self.learner.set_sparse(self._refs, self._entries, len(table.entries), self._dense, len(table.dense))
         self.unbounded = kernel.system.unbounded
         if self.unbounded:
             self._bases = np.ascontiguousarray(features.instance_bases, dtype=np.int32).reshape(-1)

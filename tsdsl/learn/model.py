@@ -57,13 +57,36 @@ class Model:
     root_label: str
     hash_bits: int
     outputs: tuple[str, ...]
-    weights: Optional[np.ndarray]       # dense float32 [2**hash_bits, outputs] (parsing)
+    weights: Optional[np.ndarray]       # dense float32 [2**hash_bits, outputs]; None when loaded from
+    #                                     sparse storage (see dense_weights, parse_table)
     meta: dict = field(default_factory=dict)
     live_rows: Optional[np.ndarray] = None  # rows of weights that may be non-zero (None: unknown)
     stored: Optional[wt.StoredWeights] = None  # the weights as saved (None: saved from ``weights``)
     precision: str = wt.DEFAULT_PRECISION  # how ``save`` stores ``weights`` when ``stored`` is None
     prune: float = 0.0
     tagger: Optional[Tagger] = None     # predicts empty tag columns before parsing
+    read_weights: Optional[wt.StoredWeights] = None  # the weights as :func:`load` read them
+
+    def _sparse_source(self) -> Optional[wt.StoredWeights]:
+        return self.stored if self.stored is not None else self.read_weights
+
+    def dense_weights(self) -> np.ndarray:
+        """The dense float32 ``[2**hash_bits, outputs]`` table (expanded from the stored
+        weights on first use and kept: hundreds of megabytes at the default size)."""
+        if self.weights is None:
+            source = self._sparse_source()
+            if source is None:
+                raise ValueError("the model has no weights")
+            self.weights = wt.dense(source, self.hash_bits)
+        return self.weights
+
+    def parse_table(self) -> Optional[wt.ParseTable]:
+        """The compact table parsing reads (:func:`~tsdsl.learn.weights.parse_table`), or None
+        when the weights exist dense (a model in training, a format 1 model) or do not fit it."""
+        source = self._sparse_source()
+        if source is None or self.weights is not None:
+            return None
+        return wt.parse_table(source, self.hash_bits)
 
 
 def spec_sources(system: ir.System) -> tuple[dict[str, str], str]:
@@ -96,9 +119,9 @@ def stored_weights(model: Model) -> wt.StoredWeights:
     """The weights as :func:`save` writes them."""
     if model.stored is not None:
         return model.stored
-    if model.weights is None:
+    if model.weights is None and model.read_weights is None:
         raise ValueError("a model needs weights to be saved")
-    return wt.store(wt.SparseWeights.from_dense(model.weights), model.precision, model.prune)
+    return wt.store(wt.SparseWeights.from_dense(model.dense_weights()), model.precision, model.prune)
 
 
 def _write_contents(model: Model, d: Path) -> None:
@@ -209,16 +232,16 @@ def load(model_dir: str | Path) -> Model:
     if not isinstance(bits, int) or not 8 <= bits <= 28:
         raise ModelError(f"{d / META}: bad hash_bits {bits!r}")
     C = len(outputs)
-    weights = np.zeros((1 << bits, C), dtype=np.float32)
+    weights = None  # sparse storage stays sparse (Model.dense_weights expands it when asked)
     info = meta.get("weights") if isinstance(meta.get("weights"), dict) else {}
     try:
         if meta.get("format") == 1:
             rows, vals = _read_format1(d, C, bits)
+            weights = np.zeros((1 << bits, C), dtype=np.float32)
             weights[rows] = vals
             stored, precision = None, "float32"
         else:
             stored = wt.read(d / WEIGHTS, C, bits, info.get("precision"))
-            wt.expand(stored).write_into(weights)
             rows, precision = stored.rows.astype(np.int64), stored.precision
     except wt.WeightsError as exc:
         raise ModelError(str(exc)) from None
@@ -231,7 +254,7 @@ def load(model_dir: str | Path) -> Model:
     return Model(system=system, spec_files=files, spec_main=main, overrides=overrides, features=features,
                  labels=labels, root_label=str(labels_doc.get("root_label") or "root"), hash_bits=bits,
                  outputs=outputs, weights=weights, meta=meta, live_rows=rows, stored=stored,
-                 precision=precision, prune=float(info.get("prune") or 0.0), tagger=tagger)
+                 precision=precision, prune=float(info.get("prune") or 0.0), tagger=tagger, read_weights=stored)
 
 
 def _read_format1(d: Path, C: int, bits: int) -> tuple[np.ndarray, np.ndarray]:

@@ -95,8 +95,11 @@ def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = N
     outputs = build_outputs(model.system, unit_names(kernel), model.labels)
     if model.outputs and tuple(outputs.names) != tuple(model.outputs):
         raise ModelError("the model's outputs do not match its spec and labels")
+    table = model.parse_table() if weights is None and not train else None
+    if table is not None:  # parsing a loaded model: from the sparse table (same parses, faster)
+        return Engine(kernel, model.features, outputs, model.hash_bits, table=table)
     return Engine(kernel, model.features, outputs, model.hash_bits,
-                  weights=model.weights if weights is None else weights, train=train,
+                  weights=model.dense_weights() if weights is None else weights, train=train,
                   live_rows=model.live_rows if weights is None and not train else None)
 
 
@@ -224,10 +227,19 @@ class Parser(_TagColumns):
         names = self.model.labels
         root_label = self.model.root_label
         offs = batch.offsets
+        whole = already_trees(h, offs).tolist()
         hl, ll = h.tolist(), l.tolist()
+        n_names = len(names)
         for si in range(batch.sentences):
             a, b = int(offs[si]), int(offs[si + 1])
             hs = hl[a:b]
+            if whole[si]:  # a single-rooted tree already: `finally` and make_tree would leave it as it is
+                ls = [names[x] if 0 <= x < n_names else (root_label if hd == 0 else UNLABELED_FALLBACK)
+                      for hd, x in zip(hs, ll[a:b])]
+                if not (self.lifted and any(LIFT_MARK in x for x in ls)):
+                    heads_out.append(hs)
+                    labels_out.append(ls)
+                    continue
             ls = [names[x] if 0 <= x < len(names) else None for x in ll[a:b]]
             self.model.system.finish(hs, ls, root_label)
             for i, x in enumerate(hs):
@@ -249,6 +261,34 @@ class Parser(_TagColumns):
         if events is not None:
             stats.nonmonotonic = [tuple(int(x) for x in row) for row in events]
         return heads_out, labels_out, stats
+
+
+def already_trees(heads: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per sentence of a parsed batch (heads in CoNLL-U numbering, -1: none; sentence i is
+    heads[offsets[i]:offsets[i + 1]]): whether it is a single-rooted tree already, every
+    word reaching the root without a cycle.  Found for the whole batch at once by pointer
+    jumping, so that :meth:`Parser.parse_columns` repairs only the other sentences."""
+    n_sent = len(offsets) - 1
+    total = int(offsets[-1])
+    if n_sent == 0:
+        return np.zeros(0, dtype=bool)
+    heads = np.asarray(heads[:total], dtype=np.int64)
+    start = np.repeat(offsets[:-1].astype(np.int64), np.diff(offsets))
+    lengths = np.repeat(np.diff(offsets).astype(np.int64), np.diff(offsets))
+    ROOT, NONE = total, total + 1  # sinks: the root, and "no head" (or out of range)
+    parent = np.where(heads == 0, ROOT, np.where((heads >= 1) & (heads <= lengths), start + heads - 1, NONE))
+    parent = np.concatenate([parent, [ROOT, NONE]])
+    longest = int(np.diff(offsets).max()) if total else 0
+    for _ in range(max(1, longest).bit_length() + 1):  # 2^k >= longest path
+        parent = parent[parent]
+    reaches_root = parent[:total] == ROOT
+    empty = np.diff(offsets) == 0
+    ok = np.zeros(n_sent, dtype=bool)
+    full = ~empty
+    starts = offsets[:-1][full]
+    ok[full] = (np.add.reduceat((heads == 0).astype(np.int64), starts) == 1) & \
+        (np.add.reduceat((~reaches_root).astype(np.int64), starts) == 0)
+    return ok
 
 
 ROOT_LABEL = "root"

@@ -143,6 +143,62 @@ def dense(stored: StoredWeights, hash_bits: int) -> np.ndarray:
     return table
 
 
+REF_COUNT_SHIFT = 26            # a bucket's reference: count << 26 | offset (see ParseTable)
+REF_DENSE = 63                  # the count that marks a dense row
+DENSE_FROM = 16                 # rows holding at least this many weights are kept dense
+
+
+@dataclass
+class ParseTable:
+    """The weights as the kernel parses from them (``Learner.set_sparse``), a few tens of
+    megabytes where the dense ``[2**hash_bits, outputs]`` table takes hundreds.
+
+    Each bucket has one uint32 reference ``count << 26 | offset``: a row holding ``count <
+    DENSE_FROM`` weights keeps them as (output, weight) pairs ``entries[offset:offset +
+    count]`` (two int32 each, the second the float32 weight's bits; none: reference 0);
+    a fuller row (``count == REF_DENSE``) is row ``offset`` of ``dense``, all outputs.
+    A rarely seen feature's row is a handful of weights, one cache line instead of
+    ``outputs`` floats; a frequent feature's row (most outputs trained) is added as a
+    vector, as the dense table would."""
+
+    refs: np.ndarray      # uint32 [2**hash_bits]
+    entries: np.ndarray   # int32 [sparse weights, 2]: output, float32 bits of the weight
+    dense: np.ndarray     # float32 [dense rows, outputs]
+
+    @property
+    def size(self) -> int:
+        return len(self.entries) + int(np.count_nonzero(self.dense))
+
+
+def parse_table(stored: StoredWeights, hash_bits: int, dense_from: int = DENSE_FROM) -> Optional[ParseTable]:
+    """The parse-time table of a stored one, with the same float32 values as :func:`expand`;
+    None when it does not fit the references (more than 2**26 sparse weights or dense rows)."""
+    if not 1 <= dense_from < REF_DENSE:
+        raise ValueError(f"dense_from must be in 1..{REF_DENSE - 1}")
+    weights = expand(stored)
+    C = weights.outputs
+    rows = stored.rows.astype(np.int64)
+    counts = stored.counts.astype(np.int64)
+    full = counts >= dense_from
+    row_of_weight = np.repeat(np.arange(len(rows)), counts)
+    in_dense = full[row_of_weight]
+    cols = weights.index % C
+    entries = np.empty((int(np.count_nonzero(~in_dense)), 2), dtype=np.int32)
+    entries[:, 0] = cols[~in_dense]
+    entries[:, 1] = weights.values[~in_dense].astype(np.float32).view(np.int32)
+    dense_id = np.cumsum(full) - 1
+    table = np.zeros((int(full.sum()), C), dtype=np.float32)
+    table[dense_id[row_of_weight[in_dense]], cols[in_dense]] = weights.values[in_dense]
+    sparse_counts = np.where(full, 0, counts)
+    offsets = np.concatenate(([0], np.cumsum(sparse_counts)[:-1])) if len(rows) else np.zeros(0, np.int64)
+    offsets = np.where(full, dense_id, offsets)
+    if len(entries) >= 1 << REF_COUNT_SHIFT or len(table) >= 1 << REF_COUNT_SHIFT:
+        return None
+    refs = np.zeros(1 << hash_bits, dtype=np.uint32)
+    refs[rows] = (np.where(full, REF_DENSE, counts) << REF_COUNT_SHIFT | offsets).astype(np.uint32)
+    return ParseTable(refs, entries, table)
+
+
 def write(path: Path, stored: StoredWeights) -> None:
     """Write ``path`` (a ``.npz`` file, compressed)."""
     with open(path, "wb") as fh:

@@ -212,10 +212,13 @@ class Sentence:
             ls = "_" if lab is None else str(lab)
             if not ls or "\t" in ls or "\n" in ls or "\r" in ls:
                 raise UsageError(f"with_heads: label {ls!r} of word {w.id} cannot be written in CoNLL-U")
-            fields = w.fields[:HEAD_COL] + (hs, ls) + w.fields[DEPREL_COL + 1:]
+            f = w.fields
+            fields = (f[0], f[1], f[2], f[3], f[4], f[5], hs, ls, *f[DEPREL_COL + 1:])
             raw = lines[k]
-            end = "\r\n" if raw.endswith("\r\n") else ("\n" if raw.endswith("\n") else "")
-            lines[k] = ("\ufeff" if raw.startswith("\ufeff") else "") + "\t".join(fields) + end
+            text = "\t".join(fields)
+            if raw[-1:] == "\n":
+                text += "\r\n" if raw[-2:] == "\r\n" else "\n"
+            lines[k] = "\ufeff" + text if raw[:1] == "\ufeff" else text
             words.append(Word(w.id, fields, w.line))
         return Sentence(tuple(lines), tuple(words), self.word_index, self.file, self.line)
 

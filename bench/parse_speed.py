@@ -1,0 +1,225 @@
+"""Benchmark: greedy parse speed of every trainable system, before and after a change.
+
+For each system (the names of ``bench/learn.py``), a model is trained on en_gum train (gold
+tags, no tagger, a few epochs without a dev set: speed is the point here, not accuracy) into
+``--workdir`` or reused from there; then, each in a fresh process alone, the test set is
+parsed greedily with the model loaded, best of ``--repeats``, timed in CPU seconds of the
+parsing process (``time.process_time``: one core's work, whatever else shares the machine):
+
+- **parse words/s**: the whole ``Parser.parse_sentences`` call (token tables, the kernel's
+  search, the ``finally`` rule, tree repair, writing the columns back; gold tags given, so
+  the tagger is not part of it);
+- **kernel words/s**: the compiled search alone (``Engine.parse`` on a prepared batch).
+
+With ``--before REV`` the same models are parsed again by the code of git revision REV
+(extracted with ``git archive``), side by side, and the two parses are compared: a change of
+the scoring code must not change a single head or label ("same parses").  The table goes into
+``docs/kernels.md`` (between the ``parse-speed`` markers) with the issue's target, 100,000
+words/s for the whole call, marked met or not met per system.
+
+Skips with a message when the treebank is absent (``../shared/data/ud/en_gum`` or
+``$TSDSL_UD_DATA/en_gum``).
+
+    nice -n 10 python bench/parse_speed.py --before REV [--systems arc-eager ...] [--epochs 2]
+                                           [--workdir DIR] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from learn import DATA, SYSTEMS  # noqa: E402  (the systems as bench/learn.py trains them)
+
+TREEBANK = "en_gum"
+TARGET = 100_000
+DEFAULT_SYSTEMS = ("arc-eager", "arc-hybrid", "arc-standard", "tree-constrained", "hj-unshift", "nm-2013",
+                   "attardi", "arc-standard-swap", "easy-first-k2", "easy-first-k3", "easy-first-k4",
+                   "easy-first", "easy-first-nonproj-d2", "covington", "covington-nm")
+BEGIN, END = "<!-- parse-speed:begin -->", "<!-- parse-speed:end -->"
+
+
+def train_one(name: str, model_dir: Path, epochs: int) -> None:
+    """Train ``name`` on en_gum train into ``model_dir`` (this process, this tree's code)."""
+    sys.path.insert(0, str(ROOT))
+    from tsdsl.learn.train import TrainOptions, train
+
+    spec, overrides, extra, _ = SYSTEMS[name]
+    opts = TrainOptions(epochs=epochs, overrides=dict(overrides), tagger=False, parser_tags="gold", **extra)
+    train(str(ROOT / spec), str(DATA / TREEBANK / "train.conllu"), None, str(model_dir), opts, progress=None)
+
+
+def measure_one(src: Path, model_dir: Path, repeats: int) -> dict:
+    """Parse the test set with the code under ``src``: best times, and a digest of the parses."""
+    sys.path.insert(0, str(src))
+    import tsdsl
+    from tsdsl.treebank.conllu import read_conllu
+    from tsdsl.learn.data import columns_of, make_batch
+    from tsdsl.learn.parser import load_parser
+
+    if Path(tsdsl.__file__).resolve().parent.parent != src.resolve():
+        raise SystemExit(f"imported tsdsl from {tsdsl.__file__}, not from {src}")
+    t0 = time.process_time()
+    parser = load_parser(model_dir)
+    load_s = time.process_time() - t0
+    test = read_conllu(DATA / TREEBANK / "test.conllu")
+    parser.parse_sentences(test[:50])  # warm up
+    best_all = best_kernel = float("inf")
+    for _ in range(repeats):
+        t0 = time.process_time()
+        parsed, stats = parser.parse_sentences(test)
+        best_all = min(best_all, time.process_time() - t0)
+        batch = make_batch([columns_of(s) for s in test], parser.model.features.token_attrs)
+        t0 = time.process_time()
+        parser.engine.parse(batch, beam=1)
+        best_kernel = min(best_kernel, time.process_time() - t0)
+    digest = hashlib.sha256()
+    correct = 0
+    for gold, pred in zip(test, parsed):
+        for g, p in zip(gold.tokens if hasattr(gold, "tokens") else gold.words,
+                        pred.tokens if hasattr(pred, "tokens") else pred.words):
+            digest.update(f"{p.head}\t{p.deprel}\n".encode())
+            correct += p.head == g.head and p.deprel == g.deprel
+    return {"words": stats.words, "parse_wps": round(stats.words / best_all),
+            "kernel_wps": round(stats.words / best_kernel), "digest": digest.hexdigest()[:16],
+            "las": round(100 * correct / max(1, stats.words), 2), "load_s": round(load_s, 2),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+
+
+def child(args: list[str]) -> dict:
+    proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"error": (proc.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def render(rows: list[dict], args) -> str:
+    before = bool(args.before)
+    lines = [BEGIN, "",
+             f"Produced by `python bench/parse_speed.py{' --before ' + args.before if before else ''}` "
+             f"(do not edit by hand). en_gum test, gold tags, greedy, one process at a time, CPU time of the parsing "
+             f"process (`time.process_time`: one core's work, on a machine shared with other jobs), best of {args.repeats}; "
+             f"models trained {args.epochs} epoch(s) on en_gum train (speed is the point, not accuracy). "
+             f"Machine: {platform.machine()}, {os.cpu_count()} cores shared with other work, Python "
+             f"{platform.python_version()}. Parse: the whole `Parser.parse_sentences` call; kernel: the "
+             f"compiled search alone. LAS: head and full label right, all words (2-epoch models). Load: "
+             f"`load_parser` CPU seconds (kernel cached). Target: {TARGET:,} words/s for the whole call.", ""]
+    head = "| system | outputs | "
+    if before:
+        head += "parse before | kernel before | "
+    head += "parse words/s | kernel words/s | LAS | " + ("same parses | " if before else "") + "target | "
+    head += ("load s before / after | peak RSS MB before / after |" if before else "load s | peak RSS MB |")
+    lines += [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        a = r["after"]
+        if "error" in a or (before and "error" in r["before"]):
+            err = a.get("error") or r["before"].get("error")
+            lines.append(f"| {r['system']} | failed: {err} |")
+            continue
+        cells = [r["system"], str(r.get("outputs", ""))]
+        if before:
+            cells += [f"{r['before']['parse_wps']:,}", f"{r['before']['kernel_wps']:,}"]
+        cells += [f"{a['parse_wps']:,}", f"{a['kernel_wps']:,}", f"{a['las']:.2f}"]
+        if before:
+            cells.append("yes" if r["before"]["digest"] == a["digest"] else "**NO**")
+        cells.append("**met**" if a["parse_wps"] >= TARGET else "not met")
+        if before:
+            cells += [f"{r['before']['load_s']:.1f} / {a['load_s']:.1f}",
+                      f"{r['before']['peak_rss_mb']:,} / {a['peak_rss_mb']:,}"]
+        else:
+            cells += [f"{a['load_s']:.1f}", f"{a['peak_rss_mb']:,}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    met = [r["system"] for r in rows if r["after"].get("parse_wps", 0) >= TARGET]
+    lines += ["", f"{len(met)} of {len(rows)} systems reach {TARGET:,} words/s for the whole call.", "", END]
+    return "\n".join(lines)
+
+
+def write_section(path: Path, text: str) -> None:
+    doc = path.read_text(encoding="utf-8")
+    if BEGIN in doc and END in doc:
+        doc = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: text, doc, flags=re.S)
+    else:
+        doc = doc.rstrip("\n") + "\n\n## Greedy parse speed\n\n" + text + "\n"
+    path.write_text(doc, encoding="utf-8")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--systems", nargs="*", default=list(DEFAULT_SYSTEMS), choices=list(SYSTEMS))
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--workdir", type=Path, help="where models go, and are reused from (default: a temporary "
+                    "directory)")
+    ap.add_argument("--before", metavar="REV", help="also parse with the code of this git revision")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "kernels.md")
+    ap.add_argument("--json", type=Path, help="also write the rows as JSON (after every system)")
+    ap.add_argument("--resume", action="store_true", help="with --json: keep the rows already in it and "
+                    "measure only the other systems")
+    ap.add_argument("--train-one", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--measure-one", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.train_one:
+        train_one(args.train_one[0], Path(args.train_one[1]), int(args.train_one[2]))
+        print(json.dumps({"trained": args.train_one[0]}))
+        return 0
+    if args.measure_one:
+        print(json.dumps(measure_one(Path(args.measure_one[0]), Path(args.measure_one[1]),
+                                     int(args.measure_one[2]))))
+        return 0
+    if not all((DATA / TREEBANK / f"{f}.conllu").is_file() for f in ("train", "test")):
+        print(f"bench/parse_speed.py: skipped: no {TREEBANK} treebank under {DATA} (needs train.conllu and "
+              "test.conllu there; set TSDSL_UD_DATA)")
+        return 0
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tsdsl-bench-speed-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    src_before = None
+    if args.before:
+        src_before = workdir / f"before-{args.before}"
+        if not src_before.exists():
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before], capture_output=True,
+                                     check=True).stdout
+            src_before.mkdir()
+            subprocess.run(["tar", "-x", "-C", str(src_before)], input=archive, check=True)
+    rows = []
+    if args.resume and args.json and args.json.is_file():
+        rows = [r for r in json.loads(args.json.read_text(encoding="utf-8")) if r["system"] in args.systems]
+    done = {r["system"] for r in rows}
+    for name in args.systems:
+        if name in done:
+            continue
+        model = workdir / f"{TREEBANK}-{name}-e{args.epochs}"
+        if not (model / "model.json").is_file():
+            t0 = time.perf_counter()
+            r = child(["--train-one", name, str(model), str(args.epochs)])
+            print(f"{name}: trained in {time.perf_counter() - t0:.0f} s {r.get('error', '')}", flush=True)
+        row = {"system": name}
+        if (model / "model.json").is_file():
+            row["outputs"] = len(json.loads((model / "model.json").read_text(encoding="utf-8"))["outputs"])
+        if src_before is not None:
+            row["before"] = child(["--measure-one", str(src_before), str(model), str(args.repeats)])
+        row["after"] = child(["--measure-one", str(ROOT), str(model), str(args.repeats)])
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    rows.sort(key=lambda r: args.systems.index(r["system"]))
+    text = render(rows, args)
+    write_section(args.out, text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""The parse-time weight table (:func:`tsdsl.learn.weights.parse_table`, the kernel's
+``score_sparse``) against the dense table it replaces.
+
+Parsing a loaded model reads a compact table (sparse rows as (output, weight) pairs, full rows
+dense) instead of the dense ``[2**hash_bits, outputs]`` expansion.  It must be the same
+classifier bit for bit: the same weights, and the same parses (heads, labels, transitions)
+as the dense path, for every search (greedy, beam, capacity-inf instances) and every
+row-density threshold.  The weights are random (Hypothesis draws the seed and the density)
+or trained on the toy treebank (``docs/examples/toy-*.conllu``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from strategies import sparse_weight_tables
+from tsdsl.kernels import compile_system
+from tsdsl.lang import load_system
+from tsdsl.learn import TrainOptions, train
+from tsdsl.learn import weights as wt
+from tsdsl.learn.data import columns_of, make_batch
+from tsdsl.learn.engine import Engine
+from tsdsl.learn.features import default_features, load_features
+from tsdsl.learn.model import load
+from tsdsl.learn.outputs import build_outputs, unit_names
+from tsdsl.learn.parser import Parser, already_trees, bind, load_parser
+from tsdsl.treebank.conllu import read_conllu
+from tsdsl.treebank.trees import is_tree
+
+REPO = Path(__file__).resolve().parent.parent
+TOY_TRAIN = REPO / "docs" / "examples" / "toy-train.conllu"
+TOY_DEV = REPO / "docs" / "examples" / "toy-dev.conllu"
+HASH_BITS = 10
+# greedy bounded systems, a non-monotonic one, one with unlabeled arcs (noted labels), and
+# capacity inf (family instances)
+SYSTEMS = {
+    "arc-eager": ("arc-eager.ts", {}),
+    "covington-nm": ("covington-nm.ts", {}),
+    "nm-2013": ("arc-eager-nm-2013.ts", {}),
+    "easy-first-k3": ("easy-first-bounded.ts", {"K": 3}),
+    "easy-first": ("easy-first.ts", {}),
+}
+
+
+def decode(table: wt.ParseTable, rows: int, C: int) -> np.ndarray:
+    """The dense table a parse table stands for (read back in Python, as the kernel does)."""
+    out = np.zeros((rows, C), dtype=np.float32)
+    count = table.refs >> wt.REF_COUNT_SHIFT
+    offset = table.refs & ((1 << wt.REF_COUNT_SHIFT) - 1)
+    for b in np.flatnonzero(table.refs):
+        if count[b] == wt.REF_DENSE:
+            out[b] = table.dense[offset[b]]
+        else:
+            e = table.entries[offset[b]:offset[b] + count[b]]
+            out[b, e[:, 0]] = e[:, 1].view(np.float32)
+    return out
+
+
+@settings(deadline=None)
+@given(sparse_weight_tables(hash_bits=HASH_BITS), st.sampled_from(sorted(wt.PRECISIONS)), st.integers(1, 62))
+def test_parse_table_holds_exactly_the_stored_weights(sparse, precision, dense_from):
+    stored = wt.store(sparse, precision)
+    table = wt.parse_table(stored, HASH_BITS, dense_from)
+    assert np.array_equal(decode(table, 1 << HASH_BITS, sparse.outputs), wt.dense(stored, HASH_BITS))
+    counts = np.zeros(1 << HASH_BITS, dtype=np.int64)
+    counts[stored.rows] = stored.counts
+    assert len(table.dense) == np.count_nonzero(counts >= dense_from)
+    assert len(table.entries) == counts[counts < dense_from].sum()
+
+
+def test_parse_table_refuses_a_bad_threshold():
+    stored = wt.store(wt.SparseWeights(np.array([3], np.int64), np.array([1.0], np.float32), 2))
+    for bad in (0, wt.REF_DENSE, 100):
+        with pytest.raises(ValueError, match="dense_from"):
+            wt.parse_table(stored, 4, bad)
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    """Per system: its kernel, feature set and outputs over the toy treebank's labels."""
+    labels = sorted({w.deprel for s in read_conllu(TOY_TRAIN) for w in s.words})
+    out = {}
+    for name, (spec, overrides) in SYSTEMS.items():
+        system = load_system(REPO / "systems" / spec, overrides or None)
+        kernel = compile_system(system, fallback=False)
+        features = load_features(default_features(system), system)
+        out[name] = (kernel, features, build_outputs(system, unit_names(kernel), labels))
+    return out
+
+
+@pytest.fixture(scope="module")
+def dev_batches(kernels):
+    sentences = read_conllu(TOY_DEV)
+    return {name: make_batch([columns_of(s) for s in sentences], f.token_attrs)
+            for name, (_, f, _) in kernels.items()}
+
+
+def random_weights(seed: int, C: int, density: float, full_rows: float) -> wt.StoredWeights:
+    """Random float16 weights: each row empty, sparse (about ``density`` of its outputs) or,
+    with probability ``full_rows``, full; values of mixed signs and magnitudes."""
+    rng = np.random.default_rng(seed)
+    rows = 1 << HASH_BITS
+    mask = rng.random((rows, C)) < density
+    mask[rng.random(rows) < full_rows] = True
+    table = np.where(mask, rng.standard_normal((rows, C)) * 10.0 ** rng.integers(-2, 2, (rows, C)), 0)
+    return wt.store(wt.SparseWeights.from_dense(table.astype(np.float32)), "float16")
+
+
+def same_parses(kernel, features, outputs, stored, batch, *, dense_from: int = wt.DENSE_FROM, beam: int = 1):
+    dense = Engine(kernel, features, outputs, HASH_BITS, weights=wt.dense(stored, HASH_BITS))
+    sparse = Engine(kernel, features, outputs, HASH_BITS, table=wt.parse_table(stored, HASH_BITS, dense_from))
+    a, b = dense.parse(batch, beam=beam), sparse.parse(batch, beam=beam)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert a[2:4] == b[2:4]  # transitions, stuck sentences
+    return a
+
+
+@settings(deadline=None, max_examples=20)
+@given(seed=st.integers(0, 2**32 - 1), density=st.sampled_from([0.0, 0.02, 0.2]),
+       full_rows=st.sampled_from([0.0, 0.05, 0.5]), dense_from=st.integers(1, 62),
+       name=st.sampled_from(sorted(SYSTEMS)))
+def test_random_weights_parse_the_same_from_either_table(kernels, dev_batches, seed, density, full_rows,
+                                                         dense_from, name):
+    kernel, features, outputs = kernels[name]
+    stored = random_weights(seed, len(outputs), density, full_rows)
+    same_parses(kernel, features, outputs, stored, dev_batches[name], dense_from=dense_from)
+
+
+@settings(deadline=None, max_examples=10)
+@given(seed=st.integers(0, 2**32 - 1), width=st.integers(2, 4))
+def test_beam_search_parses_the_same_from_either_table(kernels, dev_batches, seed, width):
+    kernel, features, outputs = kernels["arc-eager"]
+    stored = random_weights(seed, len(outputs), 0.05, 0.1)
+    same_parses(kernel, features, outputs, stored, dev_batches["arc-eager"], beam=width)
+
+
+@pytest.fixture(scope="module")
+def toy_model(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("parse-table") / "arc-eager"
+    train(str(REPO / "systems" / "arc-eager.ts"), str(TOY_TRAIN), str(TOY_DEV), str(out),
+          TrainOptions(epochs=2, hash_bits=12, tagger=False, parser_tags="gold"), progress=None)
+    return out
+
+
+def test_a_loaded_model_parses_from_the_compact_table_as_from_the_dense_one(toy_model):
+    model = load(toy_model)
+    assert model.weights is None  # not expanded at load
+    parser = load_parser(toy_model)
+    assert parser.engine.table is not None and parser.engine.W is None
+    dense = Parser(model, bind(model, weights=model.dense_weights()))
+    assert dense.engine.table is None
+    sentences = read_conllu(TOY_DEV)
+    a, _ = parser.parse_sentences(sentences)
+    b, _ = dense.parse_sentences(sentences)
+    assert [s.to_text() for s in a] == [s.to_text() for s in b]
+
+
+def test_a_parse_only_learner_refuses_to_train(toy_model, kernels, dev_batches):
+    parser = load_parser(toy_model)
+    batch = dev_batches["arc-eager"]
+    order = np.arange(batch.sentences, dtype=np.int32)
+    heads = np.zeros(batch.words + 1, dtype=np.int32)
+    with pytest.raises(ValueError, match="dense weight table"):
+        parser.engine.learner.train_greedy(heads, heads, batch.offsets, batch.tokens, order, 0, 0, 0.0, 1)
+
+
+@settings(deadline=None)
+@given(st.lists(st.lists(st.integers(-2, 8), max_size=8), max_size=6))
+def test_already_trees_agrees_with_is_tree(sentences):
+    """The parser's batch check (which sentences skip the repair) against the reference."""
+
+    offsets = np.zeros(len(sentences) + 1, dtype=np.int32)
+    np.cumsum([len(s) for s in sentences], out=offsets[1:])
+    heads = np.asarray([h for s in sentences for h in s], dtype=np.int32)
+    got = already_trees(heads, offsets).tolist()
+    assert got == [bool(s) and is_tree([None if h < 0 else h for h in s]) for s in sentences]
