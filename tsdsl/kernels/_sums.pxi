@@ -1,6 +1,6 @@
 # ---- the averaged perceptron's running sums, as a hash map ------------------------------
 #
-# Generic (included by _learn.pxi, before the Model that holds them).  Only the weights ever
+# Generic (included by _model.pxi, before the Model that holds them).  Only the weights ever
 # updated have a sum (a few per cent of the dense table on a real treebank), so the sums are
 # an open-addressing map rather than a second dense table: training memory is the weight
 # table plus this map.

@@ -1,0 +1,424 @@
+
+# ---- the model: feature extraction, scoring, perceptron updates, labeled costs ----------
+# Generic (included by _learn.pxi, before the Learner that drives these functions).  The
+# feature program (tsdsl.learn.features) and the classifier outputs (tsdsl.learn.outputs)
+# arrive as int32 tables; sentences as int64 token tables (tsdsl.learn.tokens).  Everything
+# on the per-step path runs without the GIL.
+
+from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport realloc
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define TSDSL_PREFETCH(p) __builtin_prefetch((const void*)(p), 0, 3)
+    #else
+    #define TSDSL_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void TSDSL_PREFETCH(const void* p) noexcept nogil
+
+
+cdef enum:
+    FX_NONE = 1        # the address does not resolve to a token
+    FX_ROOT = 2        # the address is the artificial root
+    FX_NOLABEL = 3     # the token has no head yet
+    FX_BASE = 16       # small values are shifted past the codes above
+    KID_W = 8          # child statistics per token, see kids_compute
+    ADDR_W = 8
+    ATOM_W = 3
+    TPL_W = 5
+    MAX_CLASS_UNITS = 4
+    CLS_W = 6          # per class: label, unit0..unit3, spare
+
+
+cdef struct Feats:
+    const int* addr
+    const int* atom
+    const int* tpl
+    const unsigned char* open_r  # per list: 1 when position 0 is its last element
+    int n_addr
+    int n_atom
+    int n_tpl
+    int need_kids
+    const int64_t* tok            # word t's value in row r: tok[r * stride + t - 1]
+    Py_ssize_t stride
+    int* at                       # scratch: the token of each address
+    uint64_t* val                 # scratch: the value of each atom
+    int* kids                     # scratch: KID_W ints per token
+    uint64_t* sets                # scratch: left and right label sets per token
+    int i0                        # capacity inf: the indexes of the family instance being scored
+    int i1
+
+
+include "_sums.pxi"  # the averaging sums: a hash map of the weights ever updated
+
+
+cdef struct WEntry:
+    int col                       # the output
+    float w                       # its weight
+
+
+cdef struct Model:
+    float* W                      # [buckets, C] weights (training; NULL when parsing from sp)
+    const unsigned int* sp_ref    # parsing: per bucket, where its weights are (see score_sparse), or NULL
+    const WEntry* sp              #   sparse rows: (output, weight) pairs
+    const float* sp_dense         #   dense rows: C weights each
+    Sums sums                     # averaging sums (training only)
+    int C                         # classifier outputs
+    unsigned int mask             # buckets - 1
+    const int* cls                # CLS_W ints per output: label, units (-1 padded)
+    double t                      # instances seen (averaged perceptron clock)
+    const unsigned char* live     # [buckets]: 0 for rows known to be zero (parsing), or NULL
+
+
+cdef inline bint tok_ok(const St* s, int t) noexcept nogil:
+    return 0 <= t < s.ntok and ((1 <= t <= s.n) or t == s.root)
+
+
+cdef inline int list_at(const St* s, const Feats* fx, int k, int i) noexcept nogil:
+    if k < 0 or k >= NLX or i >= s.hi[k] - s.lo[k]:
+        return -1
+    if fx.open_r[k]:
+        return s.buf[k * s.cap + s.hi[k] - 1 - i]
+    return s.buf[k * s.cap + s.lo[k] + i]
+
+
+cdef void kids_compute(const St* s, int* kids, uint64_t* sets) noexcept nogil:
+    """Per token: leftmost, second leftmost, rightmost, second rightmost, closest left and
+    closest right child, left and right valency; left and right label sets."""
+    cdef int t, h, k, ntok = s.ntok
+    cdef uint64_t bit
+    for t in range(ntok):
+        k = t * KID_W
+        kids[k] = -1; kids[k + 1] = -1; kids[k + 2] = -1
+        kids[k + 3] = -1; kids[k + 4] = -1; kids[k + 5] = -1
+        kids[k + 6] = 0; kids[k + 7] = 0
+        sets[2 * t] = 0; sets[2 * t + 1] = 0
+    for t in range(ntok):
+        h = s.head[t]
+        if h < 0 or h >= ntok:
+            continue
+        k = h * KID_W
+        bit = (<uint64_t>1) << ((s.lab[t] + 1) & 63)
+        if t < h:
+            if kids[k] < 0:
+                kids[k] = t
+            elif kids[k + 1] < 0:
+                kids[k + 1] = t
+            kids[k + 4] = t
+            kids[k + 6] += 1
+            sets[2 * h] |= bit
+        else:
+            kids[k + 3] = kids[k + 2]
+            kids[k + 2] = t
+            if kids[k + 5] < 0:
+                kids[k + 5] = t
+            kids[k + 7] += 1
+            sets[2 * h + 1] |= bit
+
+
+cdef inline int step_of(const St* s, const Feats* fx, int t, int code) noexcept nogil:
+    if t < 0:
+        return -1
+    if code == 1:
+        t = s.head[t]
+    elif 2 <= code <= 7:
+        t = fx.kids[t * KID_W + code - 2]
+    elif code == 8:
+        t = t - 1
+    elif code == 9:
+        t = t + 1
+    else:
+        return t
+    return t if tok_ok(s, t) else -1
+
+
+cdef void extract(const St* s, Feats* fx, const Model* m, int* out) noexcept nogil:
+    """The bucket of every template of the feature program in state s."""
+    if fx.need_kids:
+        kids_compute(s, fx.kids, fx.sets)
+    extract_core(s, fx, m, out)
+
+
+cdef inline int instance_token(const St* s, const Feats* fx, int kind, int lst, int shift) noexcept nogil:
+    """The token of an instance-relative base (kind 3: the family's first index i, 4: the
+    second, j): position index - 1 + shift of list lst, counted from its open end; -1 if none."""
+    cdef int pos = (fx.i0 if kind == 3 else fx.i1) - 1 + shift
+    if pos < 0:
+        return -1
+    pos = list_at(s, fx, lst, pos)
+    return pos if tok_ok(s, pos) else -1
+
+
+cdef void extract_core(const St* s, Feats* fx, const Model* m, int* out) noexcept nogil:
+    """As :func:`extract`, with the child tables (fx.kids, fx.sets) already computed for s."""
+    cdef int a, j, t, l, r, u, k, d
+    cdef const int* ad
+    cdef const int* at
+    cdef uint64_t h, v
+    for a in range(fx.n_addr):
+        ad = fx.addr + a * ADDR_W
+        if ad[0] == 0:
+            t = list_at(s, fx, ad[1], ad[2])
+            t = t if tok_ok(s, t) else -1
+        elif ad[0] >= 3:
+            t = instance_token(s, fx, ad[0], ad[1], ad[2])
+        else:
+            t = -1
+            l = fx.at[ad[1]]
+            r = fx.at[ad[2]]
+            if l >= 0 and r >= 0 and l < r:
+                for u in range(l + 1, r):
+                    if not (1 <= u <= s.n):
+                        continue
+                    if s.head[u] < l or s.head[u] > r:
+                        if ad[0] == 1:
+                            t = u
+                            break
+                        t = u
+        for j in range(ad[3]):
+            t = step_of(s, fx, t, ad[4 + j])
+        fx.at[a] = t
+    for a in range(fx.n_atom):
+        at = fx.atom + a * ATOM_W
+        t = fx.at[at[0]]
+        k = at[1]
+        if t < 0:
+            v = FX_NONE
+        elif k == 0:
+            v = FX_ROOT if t == s.root else <uint64_t>fx.tok[at[2] * fx.stride + t - 1]
+        elif k == 1:
+            v = FX_NOLABEL if s.head[t] < 0 else <uint64_t>(s.lab[t] + FX_BASE)
+        elif k == 2 or k == 3:
+            v = <uint64_t>(fx.kids[t * KID_W + 4 + k] + FX_BASE)
+        elif k == 4 or k == 5:
+            v = mix64(fx.sets[2 * t + k - 4] + FX_BASE)
+        else:
+            u = fx.at[at[2]]
+            if u < 0:
+                v = FX_NONE
+            else:
+                d = t - u if t > u else u - t
+                v = <uint64_t>(FX_BASE + (d if d <= 5 else (6 if d <= 10 else 7)))
+        fx.val[a] = v
+    for a in range(fx.n_tpl):
+        at = fx.tpl + a * TPL_W
+        h = mix64(<uint64_t>(a + 1) * <uint64_t>0x9E3779B97F4A7C15ULL)
+        for j in range(at[0]):
+            h = mix64(h ^ (fx.val[at[1 + j]] + <uint64_t>(j + 1) * <uint64_t>0xD6E8FEB86659FD93ULL))
+        out[a] = <int>(h & m.mask)
+
+
+cdef enum:
+    SCORE_CHUNK = 64   # features whose rows are looked up together (see score_sparse)
+    REF_SHIFT = 26     # a parse-time reference: count << REF_SHIFT | offset (tsdsl.learn.weights)
+    REF_OFFSET = (1 << 26) - 1
+    REF_DENSE = 63     # the count of a dense row
+
+
+cdef void score(const Model* m, const int* feats, int nf, float* out) noexcept nogil:
+    """out[c]: the sum of every feature's weight for output c.  Rows known to be zero (never
+    updated in training) are skipped: most of the table is cold, so each row read is a trip
+    to memory, and unseen feature values are common at parse time.  With a sparse table
+    (parsing, m.sp) only the stored non-zero weights are read: see score_sparse."""
+    cdef int f, c, C = m.C
+    cdef const float* row
+    if m.sp_ref != NULL:
+        score_sparse(m, feats, nf, out)
+        return
+    for f in range(nf):  # rows are scattered over a large table: ask for all of them at once
+        if m.live == NULL or m.live[feats[f]]:
+            row = m.W + <size_t>feats[f] * C
+            for c in range(0, C, 16):
+                TSDSL_PREFETCH(row + c)
+    for c in range(C):
+        out[c] = 0
+    for f in range(nf):
+        if m.live == NULL or m.live[feats[f]]:
+            row = m.W + <size_t>feats[f] * C
+            for c in range(C):
+                out[c] += row[c]
+
+
+cdef void score_sparse(const Model* m, const int* feats, int nf, float* out) noexcept nogil:
+    """:func:`score` on the parse-time table (tsdsl.learn.weights.ParseTable): bucket b's
+    reference r = m.sp_ref[b] holds count r >> REF_SHIFT and offset r & REF_OFFSET; a row
+    of few weights is `count` (output, weight) pairs at m.sp + offset, a full one (count
+    REF_DENSE) is C weights at m.sp_dense + offset * C.  A rarely seen feature's row is thus
+    one cache line instead of C floats, and a frequent feature's row is still added as a
+    vector.  The sums are the dense ones bit for bit: each out[c] adds the same non-zero
+    weights in the same feature order (the dense path's other terms are +0.0).  Per chunk of
+    features: read the references (prefetched first) and prefetch the rows, then add."""
+    cdef int f, k, b, n, c, C = m.C
+    cdef unsigned int r
+    cdef unsigned int ref[SCORE_CHUNK]
+    cdef const WEntry* e
+    cdef const float* row
+    for f in range(nf):
+        TSDSL_PREFETCH(m.sp_ref + feats[f])
+    for c in range(C):
+        out[c] = 0
+    b = 0
+    while b < nf:
+        n = nf - b if nf - b < SCORE_CHUNK else SCORE_CHUNK
+        for f in range(n):
+            r = m.sp_ref[feats[b + f]]
+            ref[f] = r
+            if (r >> REF_SHIFT) == REF_DENSE:
+                row = m.sp_dense + <size_t>(r & REF_OFFSET) * C
+                for c in range(0, C, 16):
+                    TSDSL_PREFETCH(row + c)
+            elif r:
+                TSDSL_PREFETCH(m.sp + (r & REF_OFFSET))
+        for f in range(n):
+            r = ref[f]
+            if (r >> REF_SHIFT) == REF_DENSE:
+                row = m.sp_dense + <size_t>(r & REF_OFFSET) * C
+                for c in range(C):
+                    out[c] += row[c]
+            elif r:
+                e = m.sp + (r & REF_OFFSET)
+                for k in range(<int>(r >> REF_SHIFT)):
+                    out[e[k].col] += e[k].w
+        b += n
+
+
+cdef void update(Model* m, const int* feats, int nf, int c, float delta) noexcept nogil:
+    cdef int f
+    cdef size_t i
+    cdef double td = m.t * delta
+    if m.sums.failed:
+        return
+    for f in range(nf):
+        i = <size_t>feats[f] * m.C + c
+        m.W[i] += delta
+        sums_add(&m.sums, i, td)
+
+
+cdef int legal_classes(St* s, const Model* m, int* unit) noexcept nogil:
+    """unit[c]: the unit output c stands for in s (its first legal unit), -1 when c is not
+    legal; returns how many are legal.  Each unit's guard is evaluated once."""
+    cdef unsigned char ok[N_ACTIONS + 1]
+    cdef const int* row
+    cdef int a, c, j, u, count = 0
+    for a in range(N_ACTIONS):
+        ok[a] = a < s.nact and valid_nt(s, a)
+    for c in range(m.C):
+        row = m.cls + c * CLS_W
+        u = -1
+        for j in range(MAX_CLASS_UNITS):
+            a = row[1 + j]
+            if a < 0:
+                break
+            if a < N_ACTIONS and ok[a]:
+                u = a
+                break
+        unit[c] = u
+        count += u >= 0
+    return count
+
+
+cdef void class_costs(St* s, St* tmp, const Model* m, int ol, const int* unit, int* urow, int* out) noexcept nogil:
+    """Labeled cost of every output (ILLEGAL where not legal), as the labeled oracle pass."""
+    cdef int c, a, h, d, lab
+    all_costs_nt(s, tmp, ol, urow)
+    for c in range(m.C):
+        a = unit[c]
+        if a < 0 or urow[a] == ILLEGAL:
+            out[c] = ILLEGAL
+            continue
+        out[c] = urow[a]
+        lab = m.cls[c * CLS_W]
+        if lab >= 0 and arc_of(s, a, &h, &d) and s.gold[d] == h and s.glab[d] != lab:
+            out[c] += 1
+
+
+cdef void note_labels(St* s, const Model* m, const int* unit, const float* sc, int stamp, int* note_lab,
+                      int* note_stamp, float* note_sc, int* unit_arc) noexcept nogil:
+    """For every arc h -> d a legal labeled output would build now, note the label of the
+    best-scoring such output (replacing a note from an earlier step).  Notes are indexed
+    h * ntok + d; ``stamp`` is unique per step of the call, so nothing needs clearing."""
+    cdef int c, u, h, d, lab, k
+    for u in range(N_ACTIONS):
+        unit_arc[2 * u] = -2
+    for c in range(m.C):
+        u = unit[c]
+        lab = m.cls[c * CLS_W]
+        if u < 0 or lab < 0:
+            continue
+        if unit_arc[2 * u] == -2:
+            if arc_of(s, u, &h, &d):
+                unit_arc[2 * u] = h
+                unit_arc[2 * u + 1] = d
+            else:
+                unit_arc[2 * u] = -1
+        h = unit_arc[2 * u]
+        if h < 0:
+            continue
+        k = h * s.ntok + unit_arc[2 * u + 1]
+        if note_stamp[k] != stamp or sc[c] > note_sc[k]:
+            note_stamp[k] = stamp
+            note_sc[k] = sc[c]
+            note_lab[k] = lab
+
+
+cdef int train_noted_labels(Model* m, const int* feats, int nf, const int* unit, const float* sc,
+                            const int* ccost, int* ubest) noexcept nogil:
+    """Train the labels that notes read (specs with unlabeled arcs): for every legal action
+    whose labeled outputs differ in cost (it would build a gold arc, and one label is the
+    gold one), move the weights towards the least-cost label and away from the best-scoring
+    one when they differ, whatever action the step takes.  A note is the best-scoring label
+    of an arc the parser did *not* build at that step (Honnibal, Goldberg & Johnson 2013:
+    the word was shifted), so these scores must be right at steps where the action is not
+    taken too.  ``ubest`` holds 2 (N_ACTIONS + 1) ints.  Returns the updates made."""
+    cdef int c, u, lab, made = 0
+    for u in range(N_ACTIONS):
+        ubest[2 * u] = -1
+        ubest[2 * u + 1] = -1
+    for c in range(m.C):
+        u = unit[c]
+        lab = m.cls[c * CLS_W]
+        if u < 0 or lab < 0 or ccost[c] == ILLEGAL:
+            continue
+        if ubest[2 * u] < 0 or sc[c] > sc[ubest[2 * u]]:
+            ubest[2 * u] = c
+        if ubest[2 * u + 1] < 0 or ccost[c] < ccost[ubest[2 * u + 1]]:
+            ubest[2 * u + 1] = c
+    for u in range(N_ACTIONS):
+        c = ubest[2 * u]
+        if c >= 0 and ccost[c] > ccost[ubest[2 * u + 1]]:
+            update(m, feats, nf, ubest[2 * u + 1], 1.0)
+            update(m, feats, nf, c, -1.0)
+            made += 1
+    return made
+
+
+cdef inline uint64_t rng_next(uint64_t* x) noexcept nogil:
+    x[0] ^= x[0] >> 12
+    x[0] ^= x[0] << 25
+    x[0] ^= x[0] >> 27
+    return x[0] * <uint64_t>0x2545F4914F6CDD1DULL
+
+
+cdef inline double rng_unit(uint64_t* x) noexcept nogil:
+    return (rng_next(x) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef inline int step_limit(int n) noexcept nogil:
+    return 4 * (n + 2) * (n + 2) + 16
+
+
+cdef int grow(int** hist, int** hfeat, int* cap, int nf) noexcept nogil:
+    """Double the beam's history arrays (nodes and feature rows share one capacity)."""
+    cdef int c2 = 2 * cap[0]
+    cdef int* h = <int*>realloc(hist[0], sizeof(int) * 3 * c2)
+    if h == NULL:
+        return -1
+    hist[0] = h
+    h = <int*>realloc(hfeat[0], sizeof(int) * <size_t>nf * c2 + 1)
+    if h == NULL:
+        return -1
+    hfeat[0] = h
+    cap[0] = c2
+    return 0
