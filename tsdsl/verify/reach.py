@@ -115,6 +115,26 @@ class PairReachability:
                 self.cache[s] = False
         return found
 
+    @staticmethod
+    def _arc_effects(case: ir.Case, env: dict, hh, hd) -> tuple[bool, set, set]:
+        """What the arcs of ``case`` do to the pair, its tokens bound in ``env`` ("h", "d"):
+        whether it builds h -> d (the goal), and the possible has-head values of h and d after
+        it (an arc gives its dependent a head; breaking a cycle may take one from its head)."""
+        heads_h, heads_d = {hh}, {hd}
+        goal = False
+        for op in case.arcs:
+            if env.get(op.head) == "h" and env.get(op.dep) == "d":
+                goal = True
+            if env.get(op.dep) == "d":
+                heads_d = {True}
+            if env.get(op.dep) == "h":
+                heads_h = {True}
+            if op.break_cycle and env.get(op.head) == "d":
+                heads_d = heads_d | {False}
+            if op.break_cycle and env.get(op.head) == "h":
+                heads_h = heads_h | {False}
+        return goal, heads_h, heads_d
+
     def _successors(self, state):
         ph, pd, hh, hd, fh, fd, rh, rd = state
         if ph is None or pd is None:
@@ -134,19 +154,7 @@ class PairReachability:
                     facts = {"h": (hh, fh, rh), "d": (hd, fd, rd)}
                     if _eval(guard, env, facts, self.tflags) is False:
                         continue
-                    heads_h, heads_d = {hh}, {hd}
-                    goal = False
-                    for op in case.arcs:
-                        if env.get(op.head) == "h" and env.get(op.dep) == "d":
-                            goal = True
-                        if env.get(op.dep) == "d":
-                            heads_d = {True}
-                        if env.get(op.dep) == "h":
-                            heads_h = {True}
-                        if op.break_cycle and env.get(op.head) == "d":
-                            heads_d = heads_d | {False}
-                        if op.break_cycle and env.get(op.head) == "h":
-                            heads_h = heads_h | {False}
+                    goal, heads_h, heads_d = self._arc_effects(case, env, hh, hd)
                     if goal:
                         yield True
                         return

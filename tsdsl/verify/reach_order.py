@@ -79,19 +79,7 @@ class OrderedPairReachability(PairReachability):
                     facts = {"h": (hh, fh, rh), "d": (hd, fd, rd)}
                     if _eval(guard, env, facts, self.tflags) is False:
                         continue
-                    heads_h, heads_d = {hh}, {hd}
-                    goal = False
-                    for op in case.arcs:
-                        if env.get(op.head) == "h" and env.get(op.dep) == "d":
-                            goal = True
-                        if env.get(op.dep) == "d":
-                            heads_d = {True}
-                        if env.get(op.dep) == "h":
-                            heads_h = {True}
-                        if op.break_cycle and env.get(op.head) == "d":
-                            heads_d = heads_d | {False}
-                        if op.break_cycle and env.get(op.head) == "h":
-                            heads_h = heads_h | {False}
+                    goal, heads_h, heads_d = self._arc_effects(case, env, hh, hd)
                     if goal:
                         yield True
                         return
