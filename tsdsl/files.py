@@ -1,11 +1,14 @@
 """Writing files so that nothing is lost or half-written: through a temporary file in the
-same directory and a rename (a reader sees the old file or the new one, never a part)."""
+same directory and a rename (a reader sees the old file or the new one, never a part); and
+reading back the JSON records that caches write so."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Optional
 
 
 def write_atomic(path: str | Path, text: str) -> None:
@@ -32,3 +35,13 @@ def mode_for(target: Path) -> int:
         mask = os.umask(0)
         os.umask(mask)
         return 0o666 & ~mask
+
+
+def read_json_record(path: Path) -> Optional[dict]:
+    """A cached JSON record, or None when it is absent or unreadable (a cache miss: the
+    caller computes the record again)."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Optional
 
 from .. import ir
-from ..files import write_atomic
+from ..files import read_json_record, write_atomic
 from ..kernels import kernel_cache_dir
 from ..lang import load_system
 from ..verify.derive_oracle import TITLE, derive_oracle
@@ -100,12 +100,7 @@ def use_derived_oracle(system: ir.System, overrides: Optional[dict] = None) -> D
         return DerivedUse(system)
     where = _cache_dir(system)
     record_path = where / "oracle.json"
-    record = None
-    if record_path.is_file():
-        try:
-            record = json.loads(record_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            record = None
+    record = read_json_record(record_path)
     if record is None:
         try:
             record = _decide(system, overrides, where)

@@ -19,7 +19,7 @@ from typing import Optional
 
 from .. import ir
 from ..errors import UsageError
-from ..files import write_atomic
+from ..files import read_json_record, write_atomic
 from ..kernels import kernel_cache_dir
 from ..lang import load_system
 from ..verify.repair import (VERIFY_N, check_printed, extends_path, find_repair, first_failure,
@@ -64,12 +64,7 @@ def use_repair(system: ir.System, *, verify_n: int = VERIFY_N, overrides: Option
     no repair was found."""
     where = _cache_dir(system, verify_n)
     record_path = where / "repair.json"
-    record = None
-    if record_path.is_file():
-        try:
-            record = json.loads(record_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            record = None
+    record = read_json_record(record_path)
     if record is None:
         record = _decide(system, verify_n, where)
         try:
