@@ -189,6 +189,10 @@ def test_a_report_keeps_its_hand_written_end(tmp_path):
     assert code == 0, err
     text = report.read_text(encoding="utf-8")
     assert text.startswith("# Verification verdicts") and "an old table" not in text and text.endswith("\n" + tail)
+    # again: the header quotes the marker, and only the marker's own line counts
+    code, _, err = cli("verify", "--report", report, "--max-n", "2", "--examples", "0", SYSTEMS / "arc-standard.ts")
+    again = report.read_text(encoding="utf-8")
+    assert code == 0 and again == text and again.count("# Verification verdicts") == 1, err
     other = tmp_path / "fresh.md"
     code, _, err = cli("verify", "--report", other, "--max-n", "2", "--examples", "0", SYSTEMS / "arc-standard.ts")
     assert code == 0 and HAND_WRITTEN not in other.read_text(encoding="utf-8").split("\n", 3)[-1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -14,9 +15,10 @@ HAND_WRITTEN = "<!-- written by hand below this line; tsdsl verify --report keep
 
 
 def hand_written_part(old_text: str) -> str:
-    """The hand-written end of an existing report (from :data:`HAND_WRITTEN` on), or ''."""
-    k = old_text.find(HAND_WRITTEN)
-    return "\n" + old_text[k:] if k >= 0 else ""
+    """The hand-written end of an existing report (from the line that is :data:`HAND_WRITTEN`
+    on), or ''.  Only a line of its own counts: the report's header quotes the marker."""
+    m = re.search(rf"(?m)^{re.escape(HAND_WRITTEN)}$", old_text)
+    return "\n" + old_text[m.start():] if m else ""
 
 
 def _mark(v: Verdict, p: str) -> str:
