@@ -73,7 +73,7 @@ def render_markdown(verdicts: Sequence[Verdict], claims: dict[str, str], command
                 lines.append(f"**{p}** fails at n = {cx.n}: {cx.note}.")
                 lines.extend(f"{label.capitalize()}: `{value}`." for label, value in counterexample_facts(cx))
                 if cx.trace:
-                    lines += ["", "```", cx.trace, "```"]
+                    lines += ["", "```text", cx.trace, "```"]
                 lines.append("")
     lines += ["", "## Sizes", "", "| system | configurations per sentence length | seconds |", "|---|---|---|"]
     for v in verdicts:
