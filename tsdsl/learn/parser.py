@@ -228,14 +228,21 @@ class Parser(_TagColumns):
         root_label = self.model.root_label
         offs = batch.offsets
         whole = already_trees(h, offs).tolist()
-        hl, ll = h.tolist(), l.tolist()
+        total = batch.words
+        hl, ll = h[:total].tolist(), l[:total].tolist()
         n_names = len(names)
+        # the labels of a sentence that is a tree already, for the whole batch at once: the
+        # model's name, else the root label on a root arc, else the fallback
+        lab = np.asarray(l[:total], dtype=np.int64)
+        known = (lab >= 0) & (lab < n_names)
+        pick = np.where(known, lab, np.where(np.asarray(h[:total]) == 0, n_names, n_names + 1))
+        tree_labels = np.array(list(names) + [root_label, UNLABELED_FALLBACK], dtype=object)[pick].tolist()
+        bounds = offs.tolist()
         for si in range(batch.sentences):
-            a, b = int(offs[si]), int(offs[si + 1])
+            a, b = bounds[si], bounds[si + 1]
             hs = hl[a:b]
             if whole[si]:  # a single-rooted tree already: `finally` and make_tree would leave it as it is
-                ls = [names[x] if 0 <= x < n_names else (root_label if hd == 0 else UNLABELED_FALLBACK)
-                      for hd, x in zip(hs, ll[a:b])]
+                ls = tree_labels[a:b]
                 if not (self.lifted and any(LIFT_MARK in x for x in ls)):
                     heads_out.append(hs)
                     labels_out.append(ls)

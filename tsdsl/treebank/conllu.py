@@ -201,25 +201,42 @@ class Sentence:
             deprels = [None] * n
         if len(deprels) != n:
             raise UsageError(f"with_heads: {len(deprels)} labels for a sentence of {n} words")
+        try:  # the common case at C speed: plain ints in 0..n
+            plain = n == 0 or (set(map(type, heads)) == {int} and min(heads) >= 0 and max(heads) <= n)
+        except TypeError:  # None among them
+            plain = False
+        if plain:
+            head_texts = list(map(str, heads))
+        else:
+            for w, h in zip(self.words, heads):
+                if h is not None and (type(h) is not int or not 0 <= h <= n):
+                    if isinstance(h, bool) or not isinstance(h, int) or not 0 <= h <= n:
+                        raise UsageError(f"with_heads: head {h!r} of word {w.id} is not in 0..{n}")
+            head_texts = ["_" if h is None else str(h) for h in heads]
+        if n and set(map(type, deprels)) == {str}:
+            label_texts = deprels
+        else:
+            label_texts = ["_" if lab is None else str(lab) for lab in deprels]
+        bad = {x for x in set(label_texts) if not x or "\t" in x or "\n" in x or "\r" in x}  # each label once
+        if bad:
+            w, ls = next((w, x) for w, x in zip(self.words, label_texts) if x in bad)  # the first bad word
+            raise UsageError(f"with_heads: label {ls!r} of word {w.id} cannot be written in CoNLL-U")
         lines = list(self.lines)
         words = []
-        for w, h in zip(self.words, heads):
-            if h is not None and (type(h) is not int or not 0 <= h <= n):
-                if isinstance(h, bool) or not isinstance(h, int) or not 0 <= h <= n:
-                    raise UsageError(f"with_heads: head {h!r} of word {w.id} is not in 0..{n}")
-        for w, k, h, lab in zip(self.words, self.word_index, heads, deprels):
-            hs = "_" if h is None else str(h)
-            ls = "_" if lab is None else str(lab)
-            if not ls or "\t" in ls or "\n" in ls or "\r" in ls:
-                raise UsageError(f"with_heads: label {ls!r} of word {w.id} cannot be written in CoNLL-U")
+        new, set_dict, join = object.__new__, object.__setattr__, "\t".join
+        for w, k, hs, ls in zip(self.words, self.word_index, head_texts, label_texts):
             f = w.fields
-            fields = (f[0], f[1], f[2], f[3], f[4], f[5], hs, ls, *f[DEPREL_COL + 1:])
+            fields = f[:HEAD_COL] + (hs, ls) + f[DEPREL_COL + 1:]
             raw = lines[k]
-            text = "\t".join(fields)
             if raw[-1:] == "\n":
-                text += "\r\n" if raw[-2:] == "\r\n" else "\n"
-            lines[k] = "\ufeff" + text if raw[:1] == "\ufeff" else text
-            words.append(Word(w.id, fields, w.line))
+                lines[k] = join(fields) + ("\r\n" if raw[-2:] == "\r\n" else "\n")
+            else:
+                lines[k] = join(fields)
+            word = new(Word)  # Word(w.id, fields, w.line) without the frozen dataclass's slow __init__
+            set_dict(word, "__dict__", {"id": w.id, "fields": fields, "line": w.line})
+            words.append(word)
+        if n and self.lines[self.word_index[0]][:1] == "\ufeff":  # the file's BOM, kept in its raw line
+            lines[self.word_index[0]] = "\ufeff" + lines[self.word_index[0]]
         return Sentence(tuple(lines), tuple(words), self.word_index, self.file, self.line)
 
     def with_columns(self, columns: dict[str, Sequence[str]]) -> "Sentence":
