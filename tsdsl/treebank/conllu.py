@@ -222,22 +222,23 @@ class Sentence:
             w, ls = next((w, x) for w, x in zip(self.words, label_texts) if x in bad)  # the first bad word
             raise UsageError(f"with_heads: label {ls!r} of word {w.id} cannot be written in CoNLL-U")
         lines = list(self.lines)
-        words = []
-        new, set_dict, join = object.__new__, object.__setattr__, "\t".join
-        for w, k, hs, ls in zip(self.words, self.word_index, head_texts, label_texts):
+        words = self.words
+        join = "\t".join
+        for w, k, hs, ls in zip(words, self.word_index, head_texts, label_texts):
             f = w.fields
-            fields = f[:HEAD_COL] + (hs, ls) + f[DEPREL_COL + 1:]
             raw = lines[k]
             if raw[-1:] == "\n":
-                lines[k] = join(fields) + ("\r\n" if raw[-2:] == "\r\n" else "\n")
+                lines[k] = join(f[:HEAD_COL] + (hs, ls) + f[DEPREL_COL + 1:]) + ("\r\n" if raw[-2:] == "\r\n" else "\n")
             else:
-                lines[k] = join(fields)
-            word = new(Word)  # Word(w.id, fields, w.line) without the frozen dataclass's slow __init__
-            set_dict(word, "__dict__", {"id": w.id, "fields": fields, "line": w.line})
-            words.append(word)
+                lines[k] = join(f[:HEAD_COL] + (hs, ls) + f[DEPREL_COL + 1:])
         if n and self.lines[self.word_index[0]][:1] == "\ufeff":  # the file's BOM, kept in its raw line
             lines[self.word_index[0]] = "\ufeff" + lines[self.word_index[0]]
-        return Sentence(tuple(lines), tuple(words), self.word_index, self.file, self.line)
+        # the new Word objects are made when first asked for (see _WordsOnDemand): most callers
+        # (`tsdsl parse`) only write the lines
+        out = object.__new__(Sentence)
+        object.__setattr__(out, "__dict__", {"lines": tuple(lines), "word_index": self.word_index, "file": self.file,
+                                             "line": self.line, _PENDING: (words, head_texts, label_texts)})
+        return out
 
     def with_columns(self, columns: dict[str, Sequence[str]]) -> "Sentence":
         """A copy in which the named columns of the word lines (``lemma``, ``upos``, ``xpos``,
@@ -272,6 +273,38 @@ class Sentence:
     def with_tree(self, tree: Tree) -> "Sentence":
         """:meth:`with_heads` from a parser output (its heads and labels)."""
         return self.with_heads(tree.heads, tree.labels)
+
+
+_PENDING = "_pending_words"
+
+
+class _WordsOnDemand:
+    """``Sentence.words`` of a sentence made by :meth:`Sentence.with_heads`: its Word objects
+    built on first access from the source sentence's words and the new HEAD and DEPREL texts,
+    then kept in the instance (so later accesses are plain attribute reads).  A non-data
+    descriptor: every other Sentence holds ``words`` in its instance dict, which wins."""
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        d = obj.__dict__
+        words = d.get("words")
+        if words is None:
+            source, head_texts, label_texts = d[_PENDING]
+            new, set_dict = object.__new__, object.__setattr__
+            made = []
+            for w, hs, ls in zip(source, head_texts, label_texts):
+                f = w.fields
+                word = new(Word)  # Word(w.id, fields, w.line) without the frozen dataclass's slower __init__
+                set_dict(word, "__dict__", {"id": w.id, "fields": f[:HEAD_COL] + (hs, ls) + f[DEPREL_COL + 1:],
+                                            "line": w.line})
+                made.append(word)
+            words = d["words"] = tuple(made)
+            d.pop(_PENDING, None)
+        return words
+
+
+Sentence.words = _WordsOnDemand()
 
 
 def _content(raw: str) -> str:
