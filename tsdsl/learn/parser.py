@@ -16,13 +16,14 @@ the tag columns that are empty (``_`` for every word of a sentence), or all of t
 from __future__ import annotations
 
 import time
+from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
 import numpy as np
 
-from ..treebank.conllu import Sentence
+from ..treebank.conllu import Sentence, writable_label
 from ..treebank.enhanced import Graph, with_graph
 from ..errors import UsageError
 from ..kernels import compile_system
@@ -204,11 +205,15 @@ class Parser(_TagColumns):
                                                 where=[(s.file, s.line) for s in sentences])
         heads, labels, stats = self.parse_columns(columns, beam=beam, log_nonmonotonic=log_nonmonotonic)
         stats.missing_columns = self.missing_columns(columns)
+        # every head is an int in 0..n (a tree); the labels are checked once per distinct label,
+        # so the lines are rewritten without with_heads's per-sentence checks (same text)
+        trusted = all(map(writable_label, set(chain.from_iterable(labels)))) and \
+            set(map(type, chain.from_iterable(heads))) <= {int}
         out = []
         for s, c, p, h, l in zip(sentences, columns, predicted, heads, labels):
             if p:
                 s = s.with_columns({name: c[name] for name in TAG_COLUMNS if name in p})
-            out.append(s.with_heads(h, l))
+            out.append(s._with_head_texts(list(map(str, h)), l) if trusted and len(h) == s.n else s.with_heads(h, l))
         stats.tagged_sentences = sum(1 for p in predicted if p)
         return out, stats
 

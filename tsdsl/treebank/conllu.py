@@ -29,7 +29,8 @@ from ..files import mode_for
 from .trees import Tree, cycle_word
 
 __all__ = [
-    "ConlluError", "Sentence", "Word", "parse_conllu", "read_conllu", "sentence_text", "write_conllu",
+    "ConlluError", "Sentence", "Word", "parse_conllu", "read_conllu", "sentence_text", "writable_label",
+    "write_conllu",
 ]
 
 FIELDS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -217,10 +218,17 @@ class Sentence:
             label_texts = deprels
         else:
             label_texts = ["_" if lab is None else str(lab) for lab in deprels]
-        bad = {x for x in set(label_texts) if not x or "\t" in x or "\n" in x or "\r" in x}  # each label once
+        bad = {x for x in set(label_texts) if not writable_label(x)}  # each distinct label checked once
         if bad:
             w, ls = next((w, x) for w, x in zip(self.words, label_texts) if x in bad)  # the first bad word
             raise UsageError(f"with_heads: label {ls!r} of word {w.id} cannot be written in CoNLL-U")
+        return self._with_head_texts(head_texts, label_texts)
+
+    def _with_head_texts(self, head_texts: Sequence[str], label_texts: Sequence[str]) -> "Sentence":
+        """:meth:`with_heads` from HEAD and DEPREL texts already checked (one per word, each
+        writable in CoNLL-U): the lines are rewritten now, the new Word objects made when
+        first asked for (see :class:`_WordsOnDemand`), since most callers (``tsdsl parse``)
+        only write the lines."""
         lines = list(self.lines)
         words = self.words
         join = "\t".join
@@ -228,13 +236,11 @@ class Sentence:
             f = w.fields
             raw = lines[k]
             if raw[-1:] == "\n":
-                lines[k] = join(f[:HEAD_COL] + (hs, ls) + f[DEPREL_COL + 1:]) + ("\r\n" if raw[-2:] == "\r\n" else "\n")
+                lines[k] = join(f[:6] + (hs, ls) + f[8:]) + ("\r\n" if raw[-2:] == "\r\n" else "\n")
             else:
-                lines[k] = join(f[:HEAD_COL] + (hs, ls) + f[DEPREL_COL + 1:])
-        if n and self.lines[self.word_index[0]][:1] == "\ufeff":  # the file's BOM, kept in its raw line
+                lines[k] = join(f[:6] + (hs, ls) + f[8:])  # 6, 8: HEAD_COL, DEPREL_COL + 1
+        if words and self.lines[self.word_index[0]][:1] == "\ufeff":  # the file's BOM, kept in its raw line
             lines[self.word_index[0]] = "\ufeff" + lines[self.word_index[0]]
-        # the new Word objects are made when first asked for (see _WordsOnDemand): most callers
-        # (`tsdsl parse`) only write the lines
         out = object.__new__(Sentence)
         object.__setattr__(out, "__dict__", {"lines": tuple(lines), "word_index": self.word_index, "file": self.file,
                                              "line": self.line, _PENDING: (words, head_texts, label_texts)})
@@ -276,6 +282,7 @@ class Sentence:
 
 
 _PENDING = "_pending_words"
+assert (HEAD_COL, DEPREL_COL) == (6, 7)  # Sentence._with_head_texts spells them out
 
 
 class _WordsOnDemand:
@@ -468,6 +475,11 @@ def _check_tree(words: list[Word], file: str, first_line: int, allow_multiple_ro
 # ---------------------------------------------------------------------------------
 # writing
 # ---------------------------------------------------------------------------------
+
+
+def writable_label(label: str) -> bool:
+    """Whether a DEPREL value can be written in a CoNLL-U line (non-empty, no tab or newline)."""
+    return bool(label) and "\t" not in label and "\n" not in label and "\r" not in label
 
 
 def sentence_text(sentences: Iterable[Sentence]) -> Iterable[str]:
