@@ -243,12 +243,14 @@ class Parser(_TagColumns):
         pick = np.where(known, lab, np.where(np.asarray(h[:total]) == 0, n_names, n_names + 1))
         tree_labels = np.array(list(names) + [root_label, UNLABELED_FALLBACK], dtype=object)[pick].tolist()
         bounds = offs.tolist()
+        # labels a pseudo-projective model decodes (a tree holding one goes the long way)
+        lift_marked = {x for x in (*names, root_label, UNLABELED_FALLBACK) if LIFT_MARK in x} if self.lifted else set()
         for si in range(batch.sentences):
             a, b = bounds[si], bounds[si + 1]
             hs = hl[a:b]
             if whole[si]:  # a single-rooted tree already: `finally` and make_tree would leave it as it is
                 ls = tree_labels[a:b]
-                if not (self.lifted and any(LIFT_MARK in x for x in ls)):
+                if not lift_marked or lift_marked.isdisjoint(ls):
                     heads_out.append(hs)
                     labels_out.append(ls)
                     continue
