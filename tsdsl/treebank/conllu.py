@@ -186,6 +186,9 @@ class Sentence:
                    deprels: Optional[Sequence[Optional[str]]] = None) -> "Sentence":
         """A copy with new HEAD and DEPREL columns; nothing else changes.
 
+        The copy's lines are written at once; its ``words`` (new :class:`Word` objects) are
+        made on first access and then kept, so writing parser output costs no Word objects.
+
         Args:
             heads: one head per word in CoNLL-U numbering (0 = root, None = ``_``).
             deprels: one label per word (None, or a None item, writes ``_``:
