@@ -214,6 +214,10 @@ def test_with_heads_words_are_made_once_and_kept():
     assert t.words is t.words and "words" in vars(t)
     assert t.heads == (2, 0) and t.deprels == ("dep", "root")
     assert isinstance(t.words, tuple) and all(type(w) is Word for w in t.words)
+    heads, labels = [0, 1], ["root", "dep"]
+    u = s.with_heads(heads, labels)
+    heads[0], labels[0] = 2, "nsubj"  # the caller's lists change before the words are made
+    assert u.heads == (0, 1) and u.deprels == ("root", "dep")
 
 
 # ---------------------------------------------------------------------------------

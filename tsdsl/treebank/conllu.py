@@ -218,7 +218,7 @@ class Sentence:
                         raise UsageError(f"with_heads: head {h!r} of word {w.id} is not in 0..{n}")
             head_texts = ["_" if h is None else str(h) for h in heads]
         if n and set(map(type, deprels)) == {str}:
-            label_texts = deprels
+            label_texts = list(deprels)  # a copy: the words made later must not see the caller's changes
         else:
             label_texts = ["_" if lab is None else str(lab) for lab in deprels]
         bad = {x for x in set(label_texts) if not writable_label(x)}  # each distinct label checked once
