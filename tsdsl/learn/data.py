@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import islice
 from typing import Optional, Sequence
 
 import numpy as np
@@ -15,7 +16,8 @@ def columns_of(sentence: Sentence) -> dict[str, tuple[str, ...]]:
     """The word columns a parser reads (as :attr:`Sentence.forms` etc.), in one pass."""
     if not sentence.words:
         return {"form": (), "lemma": (), "upos": (), "xpos": (), "feats": ()}
-    _, form, lemma, upos, xpos, feats = tuple(zip(*(w.fields for w in sentence.words)))[:6]
+    # the first six columns only: zip makes each column's tuple as it is asked for
+    _, form, lemma, upos, xpos, feats = islice(zip(*[w.fields for w in sentence.words]), 6)
     return {"form": form, "lemma": lemma, "upos": upos, "xpos": xpos, "feats": feats}
 
 

@@ -16,13 +16,14 @@ the tag columns that are empty (``_`` for every word of a sentence), or all of t
 from __future__ import annotations
 
 import time
+from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
 import numpy as np
 
-from ..treebank.conllu import Sentence
+from ..treebank.conllu import Sentence, writable_label
 from ..treebank.enhanced import Graph, with_graph
 from ..errors import UsageError
 from ..kernels import compile_system
@@ -204,11 +205,15 @@ class Parser(_TagColumns):
                                                 where=[(s.file, s.line) for s in sentences])
         heads, labels, stats = self.parse_columns(columns, beam=beam, log_nonmonotonic=log_nonmonotonic)
         stats.missing_columns = self.missing_columns(columns)
+        # every head is an int in 0..n (a tree); the labels are checked once per distinct label,
+        # so the lines are rewritten without with_heads's per-sentence checks (same text)
+        trusted = all(map(writable_label, set(chain.from_iterable(labels)))) and \
+            set(map(type, chain.from_iterable(heads))) <= {int}
         out = []
         for s, c, p, h, l in zip(sentences, columns, predicted, heads, labels):
             if p:
                 s = s.with_columns({name: c[name] for name in TAG_COLUMNS if name in p})
-            out.append(s.with_heads(h, l))
+            out.append(s._with_head_texts(list(map(str, h)), l) if trusted and len(h) == s.n else s.with_heads(h, l))
         stats.tagged_sentences = sum(1 for p in predicted if p)
         return out, stats
 
@@ -228,15 +233,24 @@ class Parser(_TagColumns):
         root_label = self.model.root_label
         offs = batch.offsets
         whole = already_trees(h, offs).tolist()
-        hl, ll = h.tolist(), l.tolist()
+        total = batch.words
+        hl, ll = h[:total].tolist(), l[:total].tolist()
         n_names = len(names)
+        # the labels of a sentence that is a tree already, for the whole batch at once: the
+        # model's name, else the root label on a root arc, else the fallback
+        lab = np.asarray(l[:total], dtype=np.int64)
+        known = (lab >= 0) & (lab < n_names)
+        pick = np.where(known, lab, np.where(np.asarray(h[:total]) == 0, n_names, n_names + 1))
+        tree_labels = np.array(list(names) + [root_label, UNLABELED_FALLBACK], dtype=object)[pick].tolist()
+        bounds = offs.tolist()
+        # labels a pseudo-projective model decodes (a tree holding one goes the long way)
+        lift_marked = {x for x in (*names, root_label, UNLABELED_FALLBACK) if LIFT_MARK in x} if self.lifted else set()
         for si in range(batch.sentences):
-            a, b = int(offs[si]), int(offs[si + 1])
+            a, b = bounds[si], bounds[si + 1]
             hs = hl[a:b]
             if whole[si]:  # a single-rooted tree already: `finally` and make_tree would leave it as it is
-                ls = [names[x] if 0 <= x < n_names else (root_label if hd == 0 else UNLABELED_FALLBACK)
-                      for hd, x in zip(hs, ll[a:b])]
-                if not (self.lifted and any(LIFT_MARK in x for x in ls)):
+                ls = tree_labels[a:b]
+                if not lift_marked or lift_marked.isdisjoint(ls):
                     heads_out.append(hs)
                     labels_out.append(ls)
                     continue

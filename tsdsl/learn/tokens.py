@@ -8,6 +8,7 @@ model needs no vocabulary file.
 from __future__ import annotations
 
 import hashlib
+from itertools import chain
 from typing import Sequence
 
 import numpy as np
@@ -15,12 +16,16 @@ import numpy as np
 _CACHE: dict[str, int] = {}
 
 
+def _hash_text(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                          "little", signed=True)
+
+
 def stable_hash(text: str) -> int:
     """A signed 64-bit hash of ``text``, the same in every process."""
     h = _CACHE.get(text)
     if h is None:
-        h = int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
-                           "little", signed=True)
+        h = _hash_text(text)
         if len(_CACHE) < 2_000_000:
             _CACHE[text] = h
     return h
@@ -45,15 +50,59 @@ def attribute_values(attr: str, words: dict[str, Sequence[str]]) -> list[str]:
     return list(words[attr])
 
 
+_COLUMN_HASHES: dict[str, dict[str, int]] = {}
+"""Per token attribute: the hash of the attribute's value for each column value seen (the
+value of ``lower`` is derived from FORM, that of ``feat:X`` from FEATS), so that a token
+table hashes each distinct value once and looks the rest up at C speed."""
+
+_COLUMN_HASHES_LIMIT = 2_000_000
+
+
+def _column_of(attr: str) -> str:
+    """The CoNLL-U column an attribute's value is derived from."""
+    if attr == "lower":
+        return "form"
+    if attr.startswith("feat:"):
+        return "feats"
+    return attr
+
+
+def _value_hashes(attr: str, values) -> dict[str, int]:
+    """The column-value -> hash dict of ``attr``, completed for ``values``."""
+    cache = _COLUMN_HASHES.setdefault(attr, {})
+    missing = set(values).difference(cache)
+    if missing:
+        if len(cache) + len(missing) > _COLUMN_HASHES_LIMIT:
+            cache.clear()
+            missing = set(values)
+        salt = attr + "\x1f"
+        derived = attribute_values(attr, {_column_of(attr): list(missing)})
+        cache.update(zip(missing, (_hash_text(salt + v) for v in derived)))
+    return cache
+
+
 def token_table(attrs: Sequence[str], sentences: Sequence[dict[str, Sequence[str]]]) -> np.ndarray:
     """int64 [len(attrs), total words]: row r holds attribute attrs[r] of every word of every
     sentence, sentences one after another (a sentence is a dict of column name -> values,
-    with keys form, lemma, upos, xpos, feats)."""
+    with keys form, lemma, upos, xpos, feats).
+
+    Row r is ``stable_hash(attrs[r] + "\x1f" + value)`` of each word's value
+    (:func:`attribute_values`); each distinct column value is hashed once (and remembered),
+    the rest is dict look-ups over the whole batch."""
     total = sum(len(s["form"]) for s in sentences)
     table = np.zeros((max(len(attrs), 1), total), dtype=np.int64)
+    if not total:
+        return table
+    flat: dict[str, list] = {}
     for r, attr in enumerate(attrs):
-        salt = attr + "\x1f"
-        values = [stable_hash(salt + v) for s in sentences for v in attribute_values(attr, s)]
-        if values:
-            table[r] = values
+        column = _column_of(attr)
+        values = flat.get(column)
+        if values is None:
+            values = flat[column] = list(chain.from_iterable(s[column] for s in sentences))
+        known = _COLUMN_HASHES.get(attr)
+        try:  # every value seen before: look-ups only
+            table[r] = np.fromiter(map(known.__getitem__, values), dtype=np.int64, count=total)
+        except (AttributeError, KeyError):
+            lookup = _value_hashes(attr, values).__getitem__
+            table[r] = np.fromiter(map(lookup, values), dtype=np.int64, count=total)
     return table

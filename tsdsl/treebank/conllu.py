@@ -29,7 +29,8 @@ from ..files import mode_for
 from .trees import Tree, cycle_word
 
 __all__ = [
-    "ConlluError", "Sentence", "Word", "parse_conllu", "read_conllu", "sentence_text", "write_conllu",
+    "ConlluError", "Sentence", "Word", "parse_conllu", "read_conllu", "sentence_text", "writable_label",
+    "write_conllu",
 ]
 
 FIELDS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -185,6 +186,9 @@ class Sentence:
                    deprels: Optional[Sequence[Optional[str]]] = None) -> "Sentence":
         """A copy with new HEAD and DEPREL columns; nothing else changes.
 
+        The copy's lines are written at once; its ``words`` (new :class:`Word` objects) are
+        made on first access and then kept, so writing parser output costs no Word objects.
+
         Args:
             heads: one head per word in CoNLL-U numbering (0 = root, None = ``_``).
             deprels: one label per word (None, or a None item, writes ``_``:
@@ -201,26 +205,49 @@ class Sentence:
             deprels = [None] * n
         if len(deprels) != n:
             raise UsageError(f"with_heads: {len(deprels)} labels for a sentence of {n} words")
+        try:  # the common case at C speed: plain ints in 0..n
+            plain = n == 0 or (set(map(type, heads)) == {int} and min(heads) >= 0 and max(heads) <= n)
+        except TypeError:  # None among them
+            plain = False
+        if plain:
+            head_texts = list(map(str, heads))
+        else:
+            for w, h in zip(self.words, heads):
+                if h is not None and (type(h) is not int or not 0 <= h <= n):
+                    if isinstance(h, bool) or not isinstance(h, int) or not 0 <= h <= n:
+                        raise UsageError(f"with_heads: head {h!r} of word {w.id} is not in 0..{n}")
+            head_texts = ["_" if h is None else str(h) for h in heads]
+        if n and set(map(type, deprels)) == {str}:
+            label_texts = list(deprels)  # a copy: the words made later must not see the caller's changes
+        else:
+            label_texts = ["_" if lab is None else str(lab) for lab in deprels]
+        bad = {x for x in set(label_texts) if not writable_label(x)}  # each distinct label checked once
+        if bad:
+            w, ls = next((w, x) for w, x in zip(self.words, label_texts) if x in bad)  # the first bad word
+            raise UsageError(f"with_heads: label {ls!r} of word {w.id} cannot be written in CoNLL-U")
+        return self._with_head_texts(head_texts, label_texts)
+
+    def _with_head_texts(self, head_texts: Sequence[str], label_texts: Sequence[str]) -> "Sentence":
+        """:meth:`with_heads` from HEAD and DEPREL texts already checked (one per word, each
+        writable in CoNLL-U): the lines are rewritten now, the new Word objects made when
+        first asked for (see :class:`_WordsOnDemand`), since most callers (``tsdsl parse``)
+        only write the lines."""
         lines = list(self.lines)
-        words = []
-        for w, h in zip(self.words, heads):
-            if h is not None and (type(h) is not int or not 0 <= h <= n):
-                if isinstance(h, bool) or not isinstance(h, int) or not 0 <= h <= n:
-                    raise UsageError(f"with_heads: head {h!r} of word {w.id} is not in 0..{n}")
-        for w, k, h, lab in zip(self.words, self.word_index, heads, deprels):
-            hs = "_" if h is None else str(h)
-            ls = "_" if lab is None else str(lab)
-            if not ls or "\t" in ls or "\n" in ls or "\r" in ls:
-                raise UsageError(f"with_heads: label {ls!r} of word {w.id} cannot be written in CoNLL-U")
+        words = self.words
+        join = "\t".join
+        for w, k, hs, ls in zip(words, self.word_index, head_texts, label_texts):
             f = w.fields
-            fields = (f[0], f[1], f[2], f[3], f[4], f[5], hs, ls, *f[DEPREL_COL + 1:])
             raw = lines[k]
-            text = "\t".join(fields)
             if raw[-1:] == "\n":
-                text += "\r\n" if raw[-2:] == "\r\n" else "\n"
-            lines[k] = "\ufeff" + text if raw[:1] == "\ufeff" else text
-            words.append(Word(w.id, fields, w.line))
-        return Sentence(tuple(lines), tuple(words), self.word_index, self.file, self.line)
+                lines[k] = join(f[:6] + (hs, ls) + f[8:]) + ("\r\n" if raw[-2:] == "\r\n" else "\n")
+            else:
+                lines[k] = join(f[:6] + (hs, ls) + f[8:])  # 6, 8: HEAD_COL, DEPREL_COL + 1
+        if words and self.lines[self.word_index[0]][:1] == "\ufeff":  # the file's BOM, kept in its raw line
+            lines[self.word_index[0]] = "\ufeff" + lines[self.word_index[0]]
+        out = object.__new__(Sentence)
+        object.__setattr__(out, "__dict__", {"lines": tuple(lines), "word_index": self.word_index, "file": self.file,
+                                             "line": self.line, _PENDING: (words, head_texts, label_texts)})
+        return out
 
     def with_columns(self, columns: dict[str, Sequence[str]]) -> "Sentence":
         """A copy in which the named columns of the word lines (``lemma``, ``upos``, ``xpos``,
@@ -255,6 +282,39 @@ class Sentence:
     def with_tree(self, tree: Tree) -> "Sentence":
         """:meth:`with_heads` from a parser output (its heads and labels)."""
         return self.with_heads(tree.heads, tree.labels)
+
+
+_PENDING = "_pending_words"
+assert (HEAD_COL, DEPREL_COL) == (6, 7)  # Sentence._with_head_texts spells them out
+
+
+class _WordsOnDemand:
+    """``Sentence.words`` of a sentence made by :meth:`Sentence.with_heads`: its Word objects
+    built on first access from the source sentence's words and the new HEAD and DEPREL texts,
+    then kept in the instance (so later accesses are plain attribute reads).  A non-data
+    descriptor: every other Sentence holds ``words`` in its instance dict, which wins."""
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        d = obj.__dict__
+        words = d.get("words")
+        if words is None:
+            source, head_texts, label_texts = d[_PENDING]
+            new, set_dict = object.__new__, object.__setattr__
+            made = []
+            for w, hs, ls in zip(source, head_texts, label_texts):
+                f = w.fields
+                word = new(Word)  # Word(w.id, fields, w.line) without the frozen dataclass's slower __init__
+                set_dict(word, "__dict__", {"id": w.id, "fields": f[:HEAD_COL] + (hs, ls) + f[DEPREL_COL + 1:],
+                                            "line": w.line})
+                made.append(word)
+            words = d["words"] = tuple(made)
+            d.pop(_PENDING, None)
+        return words
+
+
+Sentence.words = _WordsOnDemand()
 
 
 def _content(raw: str) -> str:
@@ -418,6 +478,11 @@ def _check_tree(words: list[Word], file: str, first_line: int, allow_multiple_ro
 # ---------------------------------------------------------------------------------
 # writing
 # ---------------------------------------------------------------------------------
+
+
+def writable_label(label: str) -> bool:
+    """Whether a DEPREL value can be written in a CoNLL-U line (non-empty, no tab or newline)."""
+    return bool(label) and "\t" not in label and "\n" not in label and "\r" not in label
 
 
 def sentence_text(sentences: Iterable[Sentence]) -> Iterable[str]:
