@@ -159,8 +159,9 @@ def beside_udpipe(rows: list[dict], peers: list[dict]) -> str:
             gold_tags = p.get("las_gold_tags")
             lines.append(f"| {tb} | UDPipe {p.get('udpipe', '1')}{opts} | {p['upos']:.2f} | {p['xpos']:.2f} | "
                          f"{p['feats']:.2f} | {p['lemma']:.2f} | "
-                         + (f"{gold_tags:.2f} | **{p['las']:.2f}** | {gold_tags - p['las']:.2f}" if gold_tags is not None
-                            else f"- | **{p['las']:.2f}** | -") + f" | {p['model_mb']:.1f} |")
+                         + (f"{gold_tags:.2f} | **{p['las']:.2f}** | {gold_tags - p['las']:.2f}"
+                            if gold_tags is not None else f"- | **{p['las']:.2f}** | -")
+                         + f" | {p['model_mb']:.1f} |")
     lines += ["", "UDPipe's tagger ran with `iterations=6` where the table says so (its default is 20 with early "
               "stopping; run with the default on en_lines, its heldout accuracy peaked at iteration 8), to fit "
               "the session's time."]

@@ -449,4 +449,3 @@ def mix_tags(gold: Sequence[dict], predicted: Sequence[dict], share: float, seed
         return list(predicted)
     pick = np.random.default_rng([seed, 0x7A65]).random(len(gold)) < share
     return [p if k else g for g, p, k in zip(gold, predicted, pick)]
-

@@ -402,7 +402,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                                                      "not_derivable": searched.not_derivable,
                                                      "over_budget": searched.over_budget,
                                                      "budget": options.search_budget},
-            "repair": repair.meta(), "derived_oracle": derived.meta(trained=derived.used and oracle != "search"), "created_by": f"tsdsl {__version__}"}
+            "repair": repair.meta(), "derived_oracle": derived.meta(trained=derived.used and oracle != "search"),
+            "created_by": f"tsdsl {__version__}"}
     spec_files, spec_main = spec_sources(system)
     model = Model(system=system, spec_files=spec_files, spec_main=spec_main,
                   overrides=dict(options.overrides or {}), features=features, labels=labels,
