@@ -96,6 +96,25 @@ class Explored:
 ILLEGAL = -1_000_000_000  # the cost of an action that does not apply (kernel constant; costs may be negative)
 
 
+def grown_derivations(run, n_sent: int, cap: int) -> Derivations:
+    """The derivations a compiled search writes, in output buffers grown until they hold them:
+    ``run(acts, labs, cap, starts, status)`` fills buffers of ``cap`` actions and returns the
+    actions it wrote (or needed) and whether they overflowed.  A spec the search refuses
+    (``ValueError``) is the user's mistake, said without a traceback."""
+    starts = np.zeros(n_sent + 1, dtype=np.int32)
+    status = np.zeros(max(n_sent, 1), dtype=np.int32)
+    while True:
+        acts = np.empty(cap, dtype=np.int32)
+        labs = np.empty(cap, dtype=np.int32)
+        try:
+            T, overflow = run(acts, labs, cap, starts, status)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if not overflow:
+            return Derivations(acts[:T].copy(), labs[:T].copy(), starts.copy(), status[:n_sent].copy())
+        cap = T + 16
+
+
 def _buffer(out: Optional[np.ndarray], length: int, dtype) -> np.ndarray:
     """A C-contiguous array of ``dtype`` with at least ``length`` items (the kernel writes through it)."""
     if out is None:
@@ -494,23 +513,15 @@ class CompiledSystem:
             longest = int(np.diff(tb.offsets).max()) if n_sent else 0
             names, _, table = self._for_tokens(longest + (1 if self._has_root else 0))
             nact = len(names)
-        cap = int(2 * (tb.words + n_sent) + 16)
-        starts = np.zeros(n_sent + 1, dtype=np.int32)
-        status = np.zeros(max(n_sent, 1), dtype=np.int32)
-        while True:
-            acts = np.empty(cap, dtype=np.int32)
-            labs = np.empty(cap, dtype=np.int32)
-            try:
-                T, overflow = self.module.derive(tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None,
-                                                 int(budget), acts, labs, cap, starts, status, table, nact,
-                                                 None if order is None else np.asarray(order, dtype=np.int32),
-                                                 bool(strict), -1 if gap is None else int(gap),
-                                                 bool(bottom_up), -1 if anchor is None else int(anchor))
-            except ValueError as exc:
-                raise UsageError(str(exc)) from None
-            if not overflow:
-                return Derivations(acts[:T].copy(), labs[:T].copy(), starts.copy(), status[:n_sent].copy())
-            cap = T + 16
+        order_arr = None if order is None else np.asarray(order, dtype=np.int32)
+
+        def run(acts, labs, cap, starts, status):
+            return self.module.derive(tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None,
+                                      int(budget), acts, labs, cap, starts, status, table, nact, order_arr,
+                                      bool(strict), -1 if gap is None else int(gap),
+                                      bool(bottom_up), -1 if anchor is None else int(anchor))
+
+        return grown_derivations(run, n_sent, int(2 * (tb.words + n_sent) + 16))
 
 
     def explore(self, n: int, *, limit: int = 2_000_000) -> Optional[Explored]:

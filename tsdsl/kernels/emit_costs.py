@@ -155,14 +155,7 @@ class CostEmitter:
             self.emit(f"cdef inline void all_costs_{ol}(St* s, St* tmp, int* out) noexcept nogil:")
             self.emit(f"cdef int base = {'0' if inc else f'loss_{ol}(s)'}", 1)
             if self.sys.unbounded:
-                self.emit("cdef int a, g, i0, i1", 1)
-                self.emit("for a in range(s.nact):", 1)
-                self.emit("g = s.atab[3 * a]", 2)
-                self.emit("i0 = s.atab[3 * a + 1]", 2)
-                self.emit("i1 = s.atab[3 * a + 2]", 2)
-                for u in range(len(self.units)):
-                    self.emit(f"{'if' if u == 0 else 'elif'} g == {u}:", 2)
-                    self.emit(f"out[a] = cost_{ol}_{u}(s, tmp, base, i0, i1)", 3)
+                self._each_instance_cost(ol, "out[a]")
             else:
                 # locals first: a store through out could alias the state and force reloads
                 n = len(self.units)
@@ -187,6 +180,19 @@ class CostEmitter:
             self.emit(f"all_costs_{ol}(s, tmp, out)", 2)
         self.emit("pass", 1)
         self.emit()
+
+    def _each_instance_cost(self, ol: int, target: str) -> None:
+        """Capacity inf: a loop over the configuration's action instances (``s.atab``: family,
+        and its two token indices) that sets ``target`` (``out[a]``, ``c``) to instance ``a``'s
+        cost under loss ``ol``; the loop's body is open for the caller to go on at depth 2."""
+        self.emit("cdef int a, g, i0, i1", 1)
+        self.emit("for a in range(s.nact):", 1)
+        self.emit("g = s.atab[3 * a]", 2)
+        self.emit("i0 = s.atab[3 * a + 1]", 2)
+        self.emit("i1 = s.atab[3 * a + 2]", 2)
+        for u in range(len(self.units)):
+            self.emit(f"{'if' if u == 0 else 'elif'} g == {u}:", 2)
+            self.emit(f"{target} = cost_{ol}_{u}(s, tmp, base, i0, i1)", 3)
 
     def _case_cost(self, ol: int, o_ix: int, u: int, c_ix: int, penalised: bool, args: str, indent: int,
                    zero_test: bool = False) -> None:
@@ -220,14 +226,7 @@ class CostEmitter:
         self.emit('"""', 1)
         self.emit("cdef int c", 1)
         if self.sys.unbounded:
-            self.emit("cdef int a, g, i0, i1", 1)
-            self.emit("for a in range(s.nact):", 1)
-            self.emit("g = s.atab[3 * a]", 2)
-            self.emit("i0 = s.atab[3 * a + 1]", 2)
-            self.emit("i1 = s.atab[3 * a + 2]", 2)
-            for u in range(len(self.units)):
-                self.emit(f"{'if' if u == 0 else 'elif'} g == {u}:", 2)
-                self.emit(f"c = cost_{ol}_{u}(s, tmp, base, i0, i1)", 3)
+            self._each_instance_cost(ol, "c")
             self.emit("if c == 0:", 2)
             self.emit("apply_legal(s, a, -1)", 3)
             self.emit("return a", 3)

@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..errors import UsageError
-from .compiled import Derivations
+from .compiled import Derivations, grown_derivations
 
 REASONS = ("cycle", "self-loop", "repeated arc", "crossing arcs")
 
@@ -105,21 +105,13 @@ def derive_graphs(kernel, lengths: Sequence[int], graphs: Sequence[Sequence[tupl
     labels = np.ascontiguousarray(np.append(flat[:, 2], -1), dtype=np.int32)
     order = kernel.canonical_order()
     order_arr = None if order is None else np.asarray(order, dtype=np.int32)
-    cap = int(4 * (int(woff[-1]) + int(aoff[-1]) + n_sent) + 16)
-    starts = np.zeros(n_sent + 1, dtype=np.int32)
-    status = np.zeros(max(n_sent, 1), dtype=np.int32)
-    while True:
-        acts = np.empty(cap, dtype=np.int32)
-        labs = np.empty(cap, dtype=np.int32)
-        try:
-            T, overflow = kernel.module.derive_graphs(aoff, heads, deps, labels, woff, n_sent, int(budget), acts,
-                                                      labs, cap, starts, status, todo, order_arr)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        if not overflow:
-            d = Derivations(acts[:T].copy(), labs[:T].copy(), starts.copy(), status[:n_sent].copy())
-            return GraphDerivations(d, obstacles)
-        cap = T + 16
+
+    def run(acts, labs, cap, starts, status):
+        return kernel.module.derive_graphs(aoff, heads, deps, labels, woff, n_sent, int(budget), acts, labs, cap,
+                                           starts, status, todo, order_arr)
+
+    return GraphDerivations(grown_derivations(run, n_sent, int(4 * (int(woff[-1]) + int(aoff[-1]) + n_sent) + 16)),
+                            obstacles)
 
 
 def parse_graphs(learner_module, learner, offsets: np.ndarray, tokens: np.ndarray,

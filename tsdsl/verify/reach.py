@@ -135,16 +135,23 @@ class PairReachability:
                 heads_h = heads_h | {False}
         return goal, heads_h, heads_d
 
-    def _successors(self, state):
-        ph, pd, hh, hd, fh, fd, rh, rd = state
-        if ph is None or pd is None:
-            return
+    def _fits(self, case: ir.Case, ph, pd, bh, bd, gap) -> bool:
+        """Whether the pair can take roles ``bh`` and ``bd`` in ``case`` (a variant that knows
+        more of the configuration, such as the gap between the two, says no where it can)."""
+        return True
+
+    def _firings(self, ph, pd, hh, hd, fh, fd, rh, rd, gap=None):
+        """Every way a case can fire on the pair: ``None`` as soon as one builds h -> d (the
+        goal), else (case, role of h, role of d, heads h may have after it, heads d may
+        have, flags of h, flags of d)."""
         for case, guard in zip(self.cases, self.guards):
             for bh in self._roles(case, ph):
                 for bd in self._roles(case, pd):
                     if bh[0] == "tok" and bd[0] == "tok" and bh[1] == bd[1]:
                         continue
                     if bh[0] == "block" and bd[0] == "block" and bh[1] == bd[1] and bh[2] == bd[2]:
+                        continue
+                    if not self._fits(case, ph, pd, bh, bd, gap):
                         continue
                     env = {}
                     if bh[0] == "tok":
@@ -156,18 +163,29 @@ class PairReachability:
                         continue
                     goal, heads_h, heads_d = self._arc_effects(case, env, hh, hd)
                     if goal:
-                        yield True
+                        yield None
                         return
-                    new_fh, new_fd = self._flags(case, env, "h", fh), self._flags(case, env, "d", fd)
-                    for nh in self._moved(case, ph, bh):
-                        for nd in self._moved(case, pd, bd):
-                            if nh is not None and nh == nd and nh[1] < self.M:
-                                continue
-                            for a in heads_h:
-                                for b in heads_d:
-                                    for x in new_fh:
-                                        for y in new_fd:
-                                            yield (nh, nd, a, b, x, y, rh, rd)
+                    yield (case, bh, bd, heads_h, heads_d, self._flags(case, env, "h", fh),
+                           self._flags(case, env, "d", fd))
+
+    def _successors(self, state):
+        ph, pd, hh, hd, fh, fd, rh, rd = state
+        if ph is None or pd is None:
+            return
+        for fired in self._firings(ph, pd, hh, hd, fh, fd, rh, rd):
+            if fired is None:
+                yield True
+                return
+            case, bh, bd, heads_h, heads_d, new_fh, new_fd = fired
+            for nh in self._moved(case, ph, bh):
+                for nd in self._moved(case, pd, bd):
+                    if nh is not None and nh == nd and nh[1] < self.M:
+                        continue
+                    for a in heads_h:
+                        for b in heads_d:
+                            for x in new_fh:
+                                for y in new_fd:
+                                    yield (nh, nd, a, b, x, y, rh, rd)
 
     def _flags(self, case: ir.Case, env: dict, who: str, current: tuple) -> list[tuple]:
         options = [list(current)]

@@ -21,7 +21,7 @@ from typing import Optional
 
 from .. import ir
 from ..interp import Config
-from .reach import PairReachability, _eval
+from .reach import PairReachability
 
 
 class OrderedPairReachability(PairReachability):
@@ -62,43 +62,26 @@ class OrderedPairReachability(PairReachability):
         ph, pd, hh, hd, fh, fd, rh, rd, gap = state
         if ph is None or pd is None:
             return
-        for case, guard in zip(self.cases, self.guards):
-            for bh in self._roles(case, ph):
-                for bd in self._roles(case, pd):
-                    if bh[0] == "tok" and bd[0] == "tok" and bh[1] == bd[1]:
+        for fired in self._firings(ph, pd, hh, hd, fh, fd, rh, rd, gap):
+            if fired is None:
+                yield True
+                return
+            case, bh, bd, heads_h, heads_d, new_fh, new_fd = fired
+            together = bh[0] == "rest" and bd[0] == "rest" and ph[0] == pd[0] and gap is not None
+            for nh in self._moved(case, ph, bh):
+                for nd in self._moved(case, pd, bd):
+                    if nh is not None and nh == nd and nh[1] < self.M:
                         continue
-                    if bh[0] == "block" and bd[0] == "block" and bh[1] == bd[1] and bh[2] == bd[2]:
-                        continue
-                    if not self._fits(case, ph, pd, bh, bd, gap):
-                        continue
-                    env = {}
-                    if bh[0] == "tok":
-                        env[bh[1]] = "h"
-                    if bd[0] == "tok":
-                        env[bd[1]] = "d"
-                    facts = {"h": (hh, fh, rh), "d": (hd, fd, rd)}
-                    if _eval(guard, env, facts, self.tflags) is False:
-                        continue
-                    goal, heads_h, heads_d = self._arc_effects(case, env, hh, hd)
-                    if goal:
-                        yield True
-                        return
-                    together = bh[0] == "rest" and bd[0] == "rest" and ph[0] == pd[0] and gap is not None
-                    new_fh, new_fd = self._flags(case, env, "h", fh), self._flags(case, env, "d", fd)
-                    for nh in self._moved(case, ph, bh):
-                        for nd in self._moved(case, pd, bd):
-                            if nh is not None and nh == nd and nh[1] < self.M:
-                                continue
-                            options = self.gaps(nh, nd)
-                            if together and nh is not None and nd is not None and nh[0] == nd[0]:
-                                kept = gap if self.open_right[ph[0]] == self.open_right[nh[0]] else -gap
-                                options = [g for g in options if g == kept]
-                            for g in options:
-                                for a in heads_h:
-                                    for b in heads_d:
-                                        for x in new_fh:
-                                            for y in new_fd:
-                                                yield (nh, nd, a, b, x, y, rh, rd, g)
+                    options = self.gaps(nh, nd)
+                    if together and nh is not None and nd is not None and nh[0] == nd[0]:
+                        kept = gap if self.open_right[ph[0]] == self.open_right[nh[0]] else -gap
+                        options = [g for g in options if g == kept]
+                    for g in options:
+                        for a in heads_h:
+                            for b in heads_d:
+                                for x in new_fh:
+                                    for y in new_fd:
+                                        yield (nh, nd, a, b, x, y, rh, rd, g)
 
     def _moved(self, case: ir.Case, p: tuple[int, int], role) -> list:
         """As the plain analysis, but a deep token in a list's rest stays at least as deep as
