@@ -429,13 +429,11 @@ def jackknife(train: Sequence[dict], tagger: Tagger, *, folds: int = JACKKNIFE_F
 
 MIXED_SHARE = 0.3
 """The share of training sentences whose tags are jackknifed under ``--parser-tags mixed``
-(the default).  Chosen on en_gum arc-eager's test LAS (with gold / predicted
-tags: gold training 86.30 / 80.37, share 0.3 86.21 / 80.74, 0.5 85.97 / 80.81, all jackknifed
-85.42 / 81.05, both copies of every sentence 85.67 / 81.10); docs/results-tagging.md has the
-three choices on the three shared treebanks (``bench/tagging.py``).  It keeps the gold-tag LAS
-of gold training within about 0.25 and is a little better with predicted tags on the
-English treebanks, where full jackknifing gains 0.6 with predicted tags but loses 0.7-1.5
-with gold ones."""
+(the default).  Picked on en_gum arc-eager's test LAS in exploratory runs of shares 0.3, 0.5
+and 1; ``bench/tagging.py`` measures the three ``--parser-tags`` choices on the three shared
+treebanks (docs/results-tagging.md).  There, mixed keeps the gold-tag LAS within about 0.25
+of gold training and is a little better with predicted tags on the English treebanks, where
+full jackknifing gains 0.6 with predicted tags but loses 0.7-1.5 with gold ones."""
 
 PARSER_TAGS = ("mixed", "jackknife", "gold")
 """The choices of ``--parser-tags``: the tags the parser trains with."""
