@@ -38,3 +38,21 @@ system arc_eager_unshift "Non-monotonic arc-eager with Unshift (Honnibal & Johns
   penalty  REDUCE if has_head(s) and gold_head(s) in β
   # if s has no head and its true head is on the stack, LEFT-ARC is not optimal
   penalty  LEFT-ARC if not has_head(s) and gold_head(s) in σ
+
+  # Training oracle, Honnibal & Johnson (2015), section 2.2: a transition is optimal when it
+  # "renders no additional arcs unreachable using the monotonic arc-eager transitions", i.e.
+  # Goldberg & Nivre's arc-eager rule; UNSHIFT and LEFT-ARC's overwrite then count as repairs
+  # (negative cost) instead of as ways to postpone decisions.  The oracle above, which also
+  # counts what the non-monotonic moves could still build, gives SHIFT cost 0 almost always,
+  # so a learner that follows it learns nothing.  Arcs counted as lost here may be recovered
+  # non-monotonically, hence an upper bound
+  # (`tsdsl check-oracle` confirms it on readings/arc-eager-unshift-shift-empty.ts and on the
+  # guard repair `tsdsl train` uses for this spec; on Table 1 read literally the dead ends
+  # break it).  Training takes it by default: an upper bound comes before a lower one.
+  oracle   honnibal_johnson_2015_training "Honnibal & Johnson 2015, section 2.2, optimality (1): monotonic arc-eager"
+  reachable h -> d if h in σ and d in β or h in β and d in β or h in β and d in σ and not has_head(d)
+  loss = unreachable bound upper
+  # "in cases of ties, [use] as few non-monotonic transitions as possible": without this,
+  # UNSHIFT of a word whose head is the next word costs 0 like LEFT-ARC, and SHIFT and
+  # UNSHIFT of the same word cycle.  With an empty buffer UNSHIFT is the forced repair.
+  penalty  UNSHIFT if not empty(β)

@@ -22,9 +22,10 @@ from tsdsl.treebank.conllu import read_conllu
 SEED_SPECS = sorted(p for p in SYSTEMS.glob("*.ts") if p.stem not in ("dag", "easy-first", "easy-first-nonproj"))
 
 
-def reference_derivation(it: Interpreter, gold: list[int], order: list[str]):
-    """The first derivation of ``gold`` in a depth-first search trying actions in ``order``:
-    exhaustive (no pruning), exact states remembered; None when there is none."""
+def reference_derivation(it: Interpreter, gold: list[int], order: list[str], start=None):
+    """The first derivation of ``gold`` in a depth-first search trying actions in ``order``,
+    from ``start`` (default: the initial configuration): exhaustive (no pruning), exact
+    states remembered; None when there is none."""
     n = len(gold)
     seen = set()
 
@@ -32,7 +33,7 @@ def reference_derivation(it: Interpreter, gold: list[int], order: list[str]):
         snap = it.snapshot(c)
         return repr((snap["lists"], sorted(snap["arcs"]), snap["token_flags"], snap["global_flags"]))
 
-    stack = [(it.initial(n), [])]
+    stack = [(it.initial(n) if start is None else start, [])]
     # depth-first, first action first: push children in reverse order
     while stack:
         c, path = stack.pop()
@@ -158,8 +159,9 @@ def test_a_fitting_oracle_is_used_and_says_how_much_it_reproduces(toy):
 def test_an_oracle_that_reproduces_too_few_trees_is_replaced(toy):
     # Honnibal & Johnson's Table 1 read literally reaches dead ends: following its lower-bound
     # oracle leaves most training trees unreproduced (trained as written: by default training
-    # would use the spec's verified repair, tests/test_repair.py)
-    out, meta, _ = _train(toy, SYSTEMS / "arc-eager-unshift.ts", "unshift-model", "--no-repair")
+    # would use the spec's verified repair, tests/test_repair.py, and its training oracle)
+    out, meta, _ = _train(toy, SYSTEMS / "arc-eager-unshift.ts", "unshift-model", "--no-repair",
+                          "--loss", "honnibal_johnson_2015")
     assert meta["oracle_reproduced"] < 0.98 and meta["oracle"] == "search", meta["oracle_note"]
     assert "reproduces only" in meta["oracle_note"]
 
@@ -217,6 +219,20 @@ def test_the_default_loss_follows_the_stated_rule(toy):
     # covington-nm declares lower, pc_upper and upper bounds: no exact loss, so the last upper
     out, meta, _ = _train(toy, SYSTEMS / "covington-nm.ts", "cnm-model", "--epochs", "1")
     assert meta["loss"] == ["fernandez_gomez_2017", "upper"] and meta["oracle"] == "dynamic"
+
+
+@pytest.mark.parametrize("spec, want", [
+    ("arc-eager.ts", ("goldberg_nivre_2012", "loss")),                      # exact
+    ("covington-nm.ts", ("fernandez_gomez_2017", "upper")),                 # the last upper of its oracle
+    ("arc-eager-unshift.ts", ("honnibal_johnson_2015_training", "loss")),   # a later oracle's upper over a lower
+    ("readings/arc-eager-unshift-shift-empty.ts", ("honnibal_johnson_2015_training", "loss")),
+    ("easy-first-bounded.ts", ("easy_first_reachable", "loss")),             # only a lower bound: the first
+])
+def test_the_default_loss_prefers_exact_then_upper_over_every_oracle(spec, want):
+    from tsdsl.learn.train import default_loss
+
+    ks = compile_system(SYSTEMS / spec, fallback=False)
+    assert ks.gen.losses[default_loss(ks)] == want
 
 
 def test_training_stops_on_dev_patience(toy):

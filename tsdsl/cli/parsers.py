@@ -27,13 +27,18 @@ class Train(Command):
                         help="with --dev: stop after P epochs without a better dev LAS (default 5)")
         sp.add_argument("--oracle", choices=("auto", "dynamic", "static", "search"), default="auto",
                         help="how training follows the gold trees: a declared oracle, dynamic (with exploration) "
-                             "or static, or the static oracle by search (search: the first action in spec order "
-                             "that keeps the gold tree derivable). auto (default): the declared oracle if following "
-                             "it reproduces 98%% of the training trees (dynamic unless its loss is a lower bound), "
-                             "else search")
+                             "or static, or the oracle by search (search: an action is free when the gold tree is "
+                             "still derivable after it; see --search-follow). auto (default): the declared oracle if "
+                             "following it reproduces 98%% of the training trees (dynamic when its loss is exact or "
+                             "an upper bound), else search")
         sp.add_argument("--search-budget", type=int, default=None, metavar="N",
                         help="static oracle by search: configurations expanded per tree before it is skipped "
                              "(default 100000)")
+        sp.add_argument("--search-follow", choices=("canonical", "model"), default="canonical",
+                        help="oracle by search: follow the one canonical derivation (canonical, default: at each "
+                             "step the first free action, arcs first, input last), or the model's best-scoring free "
+                             "action, so that the parser learns its own order (model; see docs/learning.md for "
+                             "when it helps)")
         sp.add_argument("--force-oracle", action="store_true",
                         help="train with the declared oracle even if it reproduces too few training trees")
         sp.add_argument("--explore", type=float, default=1.0, metavar="P",
@@ -80,7 +85,8 @@ class Train(Command):
                                overrides=parse_overrides(args.set), force_oracle=args.force_oracle,
                                repair=not args.no_repair, repair_max_n=args.repair_max_n,
                                precision=args.precision, prune=args.prune, force=args.force,
-                               tagger=not args.no_tagger, parser_tags=args.parser_tags)
+                               tagger=not args.no_tagger, parser_tags=args.parser_tags,
+                               search_follow=args.search_follow)
         if args.search_budget is not None:
             options.search_budget = args.search_budget
         result = train(args.spec, args.train, args.dev, args.out, options,

@@ -30,6 +30,10 @@ cdef uint64_t st_key(const St* s) noexcept nogil:
     return h
 
 
+cdef enum:
+    SEEN_KEEP = 1 << 14   # keys a search keeps allocated between trees (larger sets are dropped)
+
+
 cdef struct KeySet:
     uint64_t* keys      # open addressing; 0 marks an empty slot
     size_t cap
@@ -248,26 +252,24 @@ cdef St* search_frame(Search* w, int depth, int n) noexcept nogil:
     return &w.frames[depth]
 
 
-cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const int* atab, int nact,
-                    const int* order, long long budget, int* length, bint strict=False) noexcept nogil:
-    """The canonical derivation of one gold tree: 1 found (its actions and label ids in
-    w.path_a, w.path_l[0 .. length)), 0 none exists, -1 the budget of expanded
-    configurations ran out first, -2 out of memory."""
-    cdef const int* gold = blk            # gold head token per token (gold_fill's layout)
-    cdef const int* glab = blk + (n + 2)
-    cdef St* s
-    cdef St* child
-    cdef int depth = 0, a, k, h, d, lab, t, add
-    cdef long long expanded = 0
-    cdef bint advanced
-    w.seen.n = 0
-    if w.seen.keys != NULL:
-        memset(w.seen.keys, 0, sizeof(uint64_t) * w.seen.cap)
+cdef void search_gold(Search* w, int n, const int* blk) noexcept nogil:
+    """Count every token's gold dependents (w.kids) for the searches of one gold tree."""
+    cdef const int* gold = blk
+    cdef int d, t
     for t in range(n + 2):
         w.kids[t] = 0
     for d in range(1, n + 1):
         if gold[d] >= 0:
             w.kids[gold[d]] += 1
+
+
+cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const int* atab, int nact,
+                    const int* order, long long budget, int* length, bint strict=False) noexcept nogil:
+    """The canonical derivation of one gold tree: 1 found (its actions and label ids in
+    w.path_a, w.path_l[0 .. length)), 0 none exists, -1 the budget of expanded
+    configurations ran out first, -2 out of memory."""
+    cdef St* s
+    search_gold(w, n, blk)
     s = search_frame(w, 0, n)
     if s == NULL:
         return -2
@@ -275,6 +277,29 @@ cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const in
         s.atab = atab
         s.nact = nact
     st_start(s, n)
+    return derive_from(w, n, heads, blk, order, budget, length, strict)
+
+
+cdef int derive_from(Search* w, int n, const int* heads, const int* blk, const int* order, long long budget,
+                     int* length, bint strict) noexcept nogil:
+    """The first derivation (in ``order``) of the gold tree from the configuration in w's
+    frame 0 (search_gold called for the tree), as :func:`derive_one`, which starts it from
+    the initial configuration; training with the search as its oracle (_searched.pxi) starts
+    it anywhere on a gold path."""
+    cdef const int* gold = blk            # gold head token per token (gold_fill's layout)
+    cdef const int* glab = blk + (n + 2)
+    cdef St* s = &w.frames[0]
+    cdef St* child
+    cdef int depth = 0, a, k, h, d, lab, add
+    cdef long long expanded = 0
+    cdef bint advanced
+    if w.seen.cap > SEEN_KEEP:   # a large set left by a hard tree: cheaper to drop than to clear
+        free(w.seen.keys)
+        w.seen.keys = NULL
+        w.seen.cap = 0
+    w.seen.n = 0
+    if w.seen.keys != NULL:
+        memset(w.seen.keys, 0, sizeof(uint64_t) * w.seen.cap)
     if doomed(s, gold, w.kids, w.done, strict) or (w.gap >= 0 and blocked(s, gold, w.gap, w.bottom_up, w.anchor, w.core, w.pre)):
         return 0
     if keyset_add(&w.seen, st_key(s)) < 0:

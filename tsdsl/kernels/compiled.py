@@ -523,6 +523,23 @@ class CompiledSystem:
 
         return grown_derivations(run, n_sent, int(2 * (tb.words + n_sent) + 16))
 
+    def free_actions(self, heads: Sequence[int], prefix: Sequence[int] = (), labels: Optional[Sequence[int]] = None,
+                     *, budget: int = 100_000, order="canonical") -> np.ndarray:
+        """What training with the oracle by search takes as free (``tsdsl train --oracle search``):
+        for the gold tree ``heads`` (CoNLL-U numbering; ``labels``: label ids or None) and the
+        configuration that the action ids ``prefix`` reach from the initial one, int32 per
+        action: 1 the gold tree is still derivable after it, 0 not (or not found within
+        ``budget`` configurations), -1 not legal.  ``order`` as for :meth:`derive`."""
+        if order == "canonical":
+            order = self.canonical_order()
+        elif order == "spec":
+            order = None
+        out = np.empty(len(self.action_names), dtype=np.int32)
+        self.module.free_actions(np.asarray(heads, dtype=np.int32),
+                                 None if labels is None else np.asarray(labels, dtype=np.int32),
+                                 np.asarray(prefix, dtype=np.int32),
+                                 None if order is None else np.asarray(order, dtype=np.int32), int(budget), out)
+        return out
 
     def explore(self, n: int, *, limit: int = 2_000_000) -> Optional[Explored]:
         """Every configuration reachable for ``n`` words, breadth-first in compiled code (GIL

@@ -129,6 +129,18 @@ class Engine:
         return self.learner.train_sequence(batch.offsets, batch.tokens, order, d.actions, d.labels, oracle.targets,
                                            d.starts)
 
+    def train_searched(self, batch: Batch, order: np.ndarray, *, budget: int) -> tuple[int, int, int]:
+        """Greedy training with the derivation search as a non-deterministic oracle: every output
+        after which the gold tree is still derivable is free, and the best-scoring free one is
+        followed (see the kernel's ``_searched.pxi``).  ``budget``: configurations one search may
+        expand."""
+        order = np.ascontiguousarray(order, dtype=np.int32)
+        try_order = self.kernel.canonical_order()
+        steps, wrong, stuck, _ = self.kernel.module.train_searched(
+            self.learner, batch.heads, batch.labels, batch.offsets, batch.tokens, order,
+            None if try_order is None else np.asarray(try_order, dtype=np.int32), int(budget))
+        return steps, wrong, stuck
+
     def train_beam(self, batch: Batch, order: np.ndarray, *, width: int, loss_index: int,
                    dynamic: bool) -> tuple[int, int, int]:
         order = np.ascontiguousarray(order, dtype=np.int32)

@@ -65,6 +65,10 @@ trees (after lifting); below, ``--oracle auto`` trains with the static oracle by
 and an explicit ``--oracle dynamic|static`` stops unless ``--force-oracle``.  An exact oracle
 reproduces every tree it is exact for; one inherited by a spec whose transitions changed, or
 one that leads into dead ends, falls short."""
+SEARCH_STEP_BUDGET = 2_000
+"""Configurations one search of the oracle by search may expand when it tests whether an output
+keeps the gold tree derivable (``--search-follow model``); an output whose search runs over it
+counts as not free.  The search from a configuration on a gold path rarely backtracks."""
 LIFT_MIN_COUNT = 5
 """A lifted label (``nsubj↑obj``) seen fewer times in training keeps its plain label: the arc
 stays lifted (projective) and is not moved back.  Rare encodings cost a classifier output
@@ -88,7 +92,8 @@ class TrainOptions:
     force: bool = False                   # replace an existing model at the output directory
     loss: Optional[str] = None       # which declared loss (default: the first)
     overrides: dict = field(default_factory=dict)
-    search_budget: int = DEFAULT_BUDGET   # static oracle by search: configurations per sentence
+    search_budget: int = DEFAULT_BUDGET   # oracle by search: configurations per sentence
+    search_follow: str = "canonical"      # oracle by search: "canonical" (static) or "model" (best-scoring free output)
     force_oracle: bool = False            # train with a declared oracle that fails the check
     repair: bool = True                   # a spec with dead ends trains its verified guard repair
     repair_max_n: int = VERIFY_N          # ... verified exhaustively up to this sentence length
@@ -102,6 +107,8 @@ class TrainOptions:
             raise UsageError("--patience must be at least 1")
         if self.oracle not in ("dynamic", "static", "search", "auto"):
             raise UsageError(f"--oracle must be dynamic, static, search or auto, not {self.oracle!r}")
+        if self.search_follow not in ("model", "canonical"):
+            raise UsageError(f"--search-follow must be model or canonical, not {self.search_follow!r}")
         if self.search_budget < 1:
             raise UsageError("--search-budget must be at least 1")
         if not 0.0 <= self.explore <= 1.0:
@@ -198,21 +205,22 @@ def _loss_index(kernel, name: Optional[str]) -> int:
 
 
 def default_loss(kernel) -> int:
-    """The loss training uses when ``--loss`` is not given, among the first oracle's losses: an
-    exact one if declared; else the last-declared upper bound (an upper bound never calls a
-    move that loses arcs free, so dynamic training can trust its zero costs, and papers list
-    their bounds from tightest to loosest: the loosest penalises every cycle, which trained
-    best for non-monotonic Covington, Fernández-González & Gómez-Rodríguez 2017); else the
-    first (a lower bound, trained static)."""
-    first = kernel.gen.losses[0][0]
-    mine = [(k, l) for k, (o, l) in enumerate(kernel.gen.losses) if o == first]
-    decl = next(o for o in kernel.system.oracles if o.name == first)
-    bound = {l.name: l.bound for l in decl.losses}
-    for wanted in ("exact", "upper"):
-        found = [k for k, l in mine if bound.get(l) == wanted]
-        if found:
-            return found[0] if wanted == "exact" else found[-1]
-    return mine[0][0]
+    """The loss training uses when ``--loss`` is not given, over every declared oracle in
+    declaration order: the first exact loss; else an upper bound, the last one declared by the
+    first oracle that declares one (an upper bound never calls a move that loses arcs free,
+    so dynamic training can trust its zero costs, and papers list their bounds from tightest
+    to loosest: the loosest penalises every cycle, which trained best for non-monotonic
+    Covington, Fernández-González & Gómez-Rodríguez 2017); else the first loss (a lower bound,
+    trained static).  A spec may so declare its paper's exact or lower-bound analysis first and
+    the training oracle the paper used after it (``arc-eager-unshift.ts``)."""
+    bound = {(o.name, l.name): l.bound for o in kernel.system.oracles for l in o.losses}
+    kinds = [bound.get(pair) for pair in kernel.gen.losses]
+    if "exact" in kinds:
+        return kinds.index("exact")
+    if "upper" in kinds:
+        first = kernel.gen.losses[kinds.index("upper")][0]
+        return max(k for k, (o, _) in enumerate(kernel.gen.losses) if o == first and kinds[k] == "upper")
+    return 0
 
 
 def resolve_oracle(kernel, loss_index: int, oracle: str) -> str:
@@ -375,7 +383,12 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         if options.beam > 1:
             raise UsageError(f"{spec}: beam training needs a declared oracle's costs; the static oracle by search "
                              "trains greedily (--beam 1)")
+        if options.search_follow == "model" and kernel.unbounded:
+            raise UsageError(f"{spec}: --search-follow model needs a bounded action set (capacity inf trains "
+                             "along the canonical derivations, or with its declared oracle)")
         searched = search_oracle(kernel, batch, outputs, budget=options.search_budget)
+        if options.search_follow == "model":
+            choice.note += "; --search-follow model: training follows the model's best-scoring free action"
         keep_order = searched.derived
         if not len(keep_order):
             raise UsageError(f"{train_file}: the search found a derivation for none of the {batch.sentences} "
@@ -436,7 +449,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         bar.start(epoch)
         for a in range(0, n, chunk):
             part = order[a:a + chunk]
-            if searched is not None:
+            if searched is not None and options.search_follow == "model":
+                s_, m_, k_ = engine.train_searched(batch, part, budget=SEARCH_STEP_BUDGET)
+            elif searched is not None:
                 s_, m_, k_ = engine.train_sequence(batch, part, searched)
             elif options.beam > 1:
                 s_, m_, k_ = engine.train_beam(batch, part, width=options.beam, loss_index=loss_index,

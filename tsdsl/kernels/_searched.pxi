@@ -1,0 +1,262 @@
+
+# ---- greedy training with the search as a non-deterministic oracle ----------------------
+# Generic (included by every kernel, after _search.pxi).  For specs without an oracle that
+# says when a transition is free (none declared, or only a lower bound such as easy-first's
+# with bounded capacity): an output costs nothing exactly when the gold tree is still derivable
+# after it, with its label the gold one, and the derivation search (_search.pxi) decides that
+# from any configuration.  Training keeps one known derivation of the gold tree from the
+# current configuration (the plan); the model's best output is free when it is the plan's next
+# step or when a search from the configuration it leads to finds a derivation.  Otherwise the
+# weights move towards the best-scoring free output (the outputs scoring above the plan's are
+# searched in score order; the plan's own step is free) and away from the prediction.  The
+# free output taken is the best-scoring one, so the parser learns its own order among the
+# derivations of the gold tree (Goldberg & Nivre 2012's non-deterministic oracle; Goldberg &
+# Elhadad 2010's easy-first update) instead of the one canonical order of the static oracle.
+# Without costs for configurations the gold tree cannot be reached from, there is no
+# exploration.
+
+
+cdef int searched_plan(Search* w, int n, const int* heads, const int* blk, const int* order, long long budget,
+                       St* start, int first_a, int first_l, int* plan_a, int* plan_l, int* plan_len) noexcept nogil:
+    """Search a derivation of the gold tree from ``start`` after the action ``first_a`` with
+    label id ``first_l`` (first_a -1: from ``start`` itself); 1 found (then plan_a, plan_l
+    [0 .. plan_len) hold it, the first action included), 0 not, -2 out of memory."""
+    cdef St* f0 = search_frame(w, 0, n)
+    cdef int length = 0, r, k, j = 0
+    if f0 == NULL:
+        return -2
+    st_copy_into(f0, start)
+    if first_a >= 0:
+        apply_legal(f0, first_a, first_l)
+    r = derive_from(w, n, heads, blk, order, budget, &length, False)
+    if r != 1:
+        return -2 if r == -2 else 0
+    if first_a >= 0:
+        plan_a[0] = first_a
+        plan_l[0] = first_l
+        j = 1
+    for k in range(length):
+        plan_a[j + k] = w.path_a[k]
+        plan_l[j + k] = w.path_l[k]
+    plan_len[0] = j + length
+    return 1
+
+
+cdef inline bint label_fits(St* s, int a, int lab, const int* glab) noexcept nogil:
+    """Whether output label ``lab`` of action ``a`` is the gold label of the arc it builds
+    (always for actions that build no labeled arc)."""
+    cdef int h, d
+    if labeled_of(s, a) and arc_of(s, a, &h, &d):
+        return lab == glab[d]
+    return True
+
+
+def train_searched(Learner self, object gold_heads, object gold_labels, object offsets_, object tokens,
+                   object order_, object try_order, long long budget):
+    """One pass of greedy training with the search as the oracle (see the top of this file).
+    Arrays as in :meth:`Learner.train_greedy`; try_order: the search's action order (int32,
+    N_ACTIONS; None: spec order); budget: configurations one search may expand (a search over
+    it counts as not free).  Returns (steps, mistakes, sentences without a derivation within
+    the budget, stuck, or not ending in their gold tree, searches run)."""
+    cdef Corpus cp
+    cdef Learner L = self
+    L.need_dense()
+    corpus_of(&cp, order_, offsets_, tokens, gold_heads, gold_labels)
+    if cp.heads == NULL or cp.order == NULL:
+        raise ValueError("training needs gold heads and labels, and an order")
+    if UNBOUNDED or MULTI:
+        raise ValueError("training by search needs a bounded, single-head action set")
+    cdef const int* order = NULL
+    cdef Py_ssize_t oi
+    cdef int si, n, off, maxn = 0, steps, limit, c, p, g, pc, k, j, m_c, pos, plan_len, cand_len, r, h, d, lab
+    cdef int C = L.m.C, nf = L.fx.n_tpl
+    cdef long long n_steps = 0, n_wrong = 0, n_stuck = 0, n_search = 0
+    cdef bint oom = False
+    cdef St s
+    cdef Search w
+    cdef Model* m = &L.m
+    cdef char* smem
+    cdef int* blk
+    cdef int* glab
+    cdef int* feats
+    cdef int* unit
+    cdef int* ccost
+    cdef int* ubest
+    cdef int* plan
+    cdef int* cand
+    cdef int* ranked
+    cdef float* sc
+    if try_order is not None:
+        order = int32_data(try_order, "action order", N_ACTIONS)
+    for oi in range(cp.n_order):
+        si = cp.order[oi]
+        maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
+    L.reserve(maxn)
+    limit = step_limit(maxn) + 4
+    smem = <char*>malloc(st_size(maxn))
+    blk = <int*>malloc(sizeof(int) * (3 * (maxn + 2) + 1))
+    feats = <int*>malloc(sizeof(int) * (nf + 1))
+    unit = <int*>malloc(sizeof(int) * (C + 1))
+    ccost = <int*>malloc(sizeof(int) * (C + 1))
+    ubest = <int*>malloc(sizeof(int) * 2 * (N_ACTIONS + 1))
+    plan = <int*>malloc(sizeof(int) * 4 * limit)   # plan actions, plan labels, candidate actions, labels
+    sc = <float*>malloc(sizeof(float) * (C + 1))
+    ranked = <int*>malloc(sizeof(int) * (C + 1))
+    if not (smem and blk and feats and unit and ccost and ubest and plan and sc and ranked) or search_alloc(&w, maxn) < 0:
+        free(smem); free(blk); free(feats); free(unit); free(ccost); free(ubest); free(plan); free(sc); free(ranked)
+        raise MemoryError()
+    cand = plan + 2 * limit
+    m.t = L.clock
+    with nogil:
+        for oi in range(cp.n_order):
+            si = cp.order[oi]
+            off = cp.offsets[si]
+            n = cp.offsets[si + 1] - off
+            if gold_fill(n, &cp.heads[off], &cp.labels[off], blk) < 0:
+                n_stuck += 1
+                continue
+            glab = blk + (n + 2)
+            search_gold(&w, n, blk)
+            st_place_in(&s, n, smem)
+            st_start(&s, n)
+            n_search += 1
+            r = searched_plan(&w, n, &cp.heads[off], blk, order, budget, &s, -1, -1, plan, plan + limit, &plan_len)
+            if r != 1:
+                oom = oom or r == -2
+                n_stuck += 1
+                continue
+            pos = 0
+            L.fx.tok = cp.tok + off
+            L.fx.stride = cp.stride
+            steps = 0
+            while not st_terminal(&s):
+                if pos >= plan_len or legal_classes(&s, m, unit) == 0:
+                    n_stuck += 1
+                    break
+                extract(&s, &L.fx, m, feats)
+                score(m, feats, nf, sc)
+                p = -1
+                pc = -1
+                for c in range(C):
+                    if unit[c] < 0:
+                        continue
+                    if p < 0 or sc[c] > sc[p]:
+                        p = c
+                    if unit[c] == plan[pos] and (m.cls[c * CLS_W] == plan[limit + pos] or plan[limit + pos] < 0):
+                        pc = c
+                if pc < 0:       # the plan's step has no output (a label never seen in training)
+                    n_stuck += 1
+                    break
+                g = pc
+                if p != pc:
+                    # the outputs scoring above the plan's, best first: the first free one is the target
+                    m_c = 0
+                    for c in range(C):
+                        if unit[c] >= 0 and sc[c] > sc[pc]:
+                            k = m_c
+                            while k > 0 and sc[ranked[k - 1]] < sc[c]:
+                                ranked[k] = ranked[k - 1]
+                                k -= 1
+                            ranked[k] = c
+                            m_c += 1
+                    for k in range(m_c):
+                        c = ranked[k]
+                        if not label_fits(&s, unit[c], m.cls[c * CLS_W], glab):
+                            continue
+                        n_search += 1
+                        r = searched_plan(&w, n, &cp.heads[off], blk, order, budget, &s, unit[c],
+                                          m.cls[c * CLS_W], cand, cand + limit, &cand_len)
+                        if r == -2:
+                            oom = True
+                        if r == 1:
+                            g = c
+                            for j in range(cand_len):
+                                plan[j] = cand[j]
+                                plan[limit + j] = cand[limit + j]
+                            plan_len = cand_len
+                            pos = 0
+                            break
+                    if g != p:
+                        update(m, feats, nf, g, 1.0)
+                        update(m, feats, nf, p, -1.0)
+                        n_wrong += 1
+                if HAS_UNLABELED:
+                    for c in range(C):   # labeled outputs: 0 where they build a gold arc with its label
+                        ccost[c] = ILLEGAL
+                        lab = m.cls[c * CLS_W]
+                        if unit[c] >= 0 and lab >= 0 and arc_of(&s, unit[c], &h, &d):
+                            ccost[c] = 0 if (blk[d] == h and glab[d] == lab) else 1
+                    train_noted_labels(m, feats, nf, unit, sc, ccost, ubest)
+                m.t += 1
+                apply_legal(&s, unit[g], m.cls[g * CLS_W])
+                pos += 1
+                steps += 1
+                n_steps += 1
+            if st_terminal(&s) and not derived(&s, &cp.heads[off]):
+                n_stuck += 1     # never, if the search is right: every step taken was free
+    L.clock = m.t
+    L.check_sums()
+    search_free(&w)
+    free(smem); free(blk); free(feats); free(unit); free(ccost); free(ubest); free(plan); free(sc); free(ranked)
+    if oom:
+        raise MemoryError("the derivation search ran out of memory")
+    return n_steps, n_wrong, n_stuck, n_search
+
+
+def free_actions(object gold_heads, object gold_labels, object prefix_, object try_order, long long budget,
+                 object out_):
+    """What :func:`train_searched` takes as free, for one gold tree and one configuration:
+    gold heads (int32, CoNLL-U numbering) and label ids (int32, or None: unlabeled), and the
+    configuration reached from the initial one by the action ids ``prefix_`` (int32; labeled
+    arcs take their gold label).  Writes into ``out_`` (int32, one per action): 1 the gold tree is still derivable
+    after it (its arc, if labeled, taking the gold label), 0 not or not found within ``budget``
+    configurations, -1 not legal (or the prefix stops being legal before)."""
+    if UNBOUNDED or MULTI:
+        raise ValueError("the oracle by search needs a bounded, single-head action set")
+    cdef Py_ssize_t n = len(gold_heads), k, n_pre = len(prefix_)
+    cdef const int* heads = int32_data(gold_heads, "gold heads", n)
+    cdef const int* labels = NULL if gold_labels is None else int32_data(gold_labels, "gold labels", n)
+    cdef const int* prefix = int32_data(prefix_, "prefix", n_pre) if n_pre else NULL
+    cdef const int* order = NULL if try_order is None else int32_data(try_order, "action order", N_ACTIONS)
+    cdef int* res = int32_data(out_, "out", N_ACTIONS, True)
+    cdef int a, h, d, lab, r, plan_len = 0
+    cdef int* blk = <int*>malloc(sizeof(int) * (3 * (n + 2) + 1))
+    cdef int* plan = <int*>malloc(sizeof(int) * 2 * (step_limit(<int>n) + 4))
+    cdef char* smem = <char*>malloc(st_size(<int>n))
+    cdef St s
+    cdef Search w
+    for a in range(N_ACTIONS):
+        res[a] = -1
+    if not (blk and plan and smem) or search_alloc(&w, <int>n) < 0:
+        free(blk); free(plan); free(smem)
+        raise MemoryError()
+    try:
+        if gold_fill(<int>n, heads, labels, blk) < 0:
+            raise ValueError("gold heads out of range")
+        search_gold(&w, <int>n, blk)
+        st_place_in(&s, <int>n, smem)
+        st_start(&s, <int>n)
+        for k in range(n_pre):
+            a = prefix[k]
+            if st_terminal(&s) or not 0 <= a < N_ACTIONS or not valid_nt(&s, a):
+                return
+            lab = -1
+            if labeled_of(&s, a) and arc_of(&s, a, &h, &d):
+                lab = blk[(n + 2) + d]
+            apply_legal(&s, a, lab)
+        if st_terminal(&s):
+            return
+        for a in range(N_ACTIONS):
+            if not valid_nt(&s, a):
+                continue
+            lab = -1
+            if labeled_of(&s, a) and arc_of(&s, a, &h, &d):
+                lab = blk[(n + 2) + d]
+            r = searched_plan(&w, <int>n, heads, blk, order, budget, &s, a, lab, plan, plan + step_limit(<int>n) + 4,
+                              &plan_len)
+            if r == -2:
+                raise MemoryError("the derivation search ran out of memory")
+            res[a] = r
+    finally:
+        search_free(&w)
+        free(blk); free(plan); free(smem)
