@@ -122,6 +122,12 @@ def test_train_follows_the_model_among_free_actions_when_asked(tmp_path):
     assert code == 0, err
     meta = json.loads((tmp_path / "default" / "model.json").read_text(encoding="utf-8"))
     assert meta["args"]["search_follow"] == "canonical"
+    # a spec trained with its declared oracle says that the option does nothing for it
+    code, _, err = cli("train", SYSTEMS / "arc-eager.ts", "--train", tmp_path / "train.conllu", "--out",
+                       tmp_path / "declared", *FAST, "--no-tagger", "--search-follow", "model")
+    assert code == 0, err
+    meta = json.loads((tmp_path / "declared" / "model.json").read_text(encoding="utf-8"))
+    assert meta["oracle"] == "dynamic" and "--search-follow model has no effect" in meta["oracle_note"]
     with pytest.raises(SystemExit) as exit_:        # argparse refuses the choice
         cli("train", SYSTEMS / "attardi.ts", "--train", tmp_path / "train.conllu", "--out", tmp_path / "bad",
             *FAST, "--search-follow", "sideways")

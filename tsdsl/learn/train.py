@@ -396,6 +396,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                              f"{options.search_budget} configurations: {searched.over_budget})")
     else:
         keep_order = np.arange(batch.sentences, dtype=np.int32)
+        if options.search_follow == "model":
+            choice.note += ("; --search-follow model has no effect: it applies to the oracle by search "
+                            "(--oracle search), and this spec trains with its declared oracle")
     if progress is not None:
         line = choice.note
         if searched is not None:
