@@ -88,11 +88,28 @@ def test_default_set_loads_for_every_system(path):
     ("covington-nm.ts", "covington-2017.yaml"),
     ("covington.ts", "covington-2017.yaml"),
     ("easy-first.ts", "easy-first-2010.yaml"),          # capacity inf: templates per family instance
-    ("easy-first-nonproj.ts", "easy-first-2010.yaml"),
+    ("easy-first-nonproj.ts", "easy-first-2010-nonproj.yaml"),   # D = 2: told whether the pair is adjacent
 ])
 def test_default_features_picks_the_family(spec, expected):
     path = default_features(load_system(REPO / "systems" / spec))
     assert path.name == expected and path.is_file()
+
+
+def test_non_projective_easy_first_templates_are_easy_firsts_told_adjacency():
+    # D > 1 (and D = inf) gets the easy-first templates each joined with dist(O[i-1],O[j]),
+    # 0 exactly for an adjacent pair; D = 1 is easy-first's own file
+    spec = REPO / "systems" / "easy-first-nonproj.ts"
+    assert default_features(load_system(spec, {"D": 1})).name == "easy-first-2010.yaml"
+    assert default_features(load_system(spec, {"D": float("inf")})).name == "easy-first-2010-nonproj.yaml"
+    plain = [t for ts in _groups(default_features(load_system(REPO / "systems" / "easy-first.ts"))).values() for t in ts]
+    nonproj = [t for ts in _groups(default_features(load_system(spec))).values() for t in ts]
+    gap = "dist(O[i-1],O[j])"
+    assert gap in nonproj
+    for t in plain:
+        atoms = t.count(" + ") + 1
+        assert (f"{t} + {gap}" in nonproj) if atoms < 4 else (t in nonproj), t
+    fs = load_features(default_features(load_system(spec)), load_system(spec))
+    assert fs.instance_local       # O[i-1] is an instance base: the score cache stays exact
 
 
 def _groups(path: Path) -> dict[str, list[str]]:

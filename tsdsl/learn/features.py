@@ -166,14 +166,18 @@ def default_features(system: ir.System) -> Path:
     """The packaged feature file suited to ``system``'s family of list shapes.
 
     Capacity-inf systems (easy-first) get ``easy-first-2010.yaml``, whose templates address
-    each action family instance's tokens; control-parameter systems get ``control-parameters.yaml``; list-based Covington
+    each action family instance's tokens, or with a distance D > 1 (non-projective
+    easy-first) ``easy-first-2010-nonproj.yaml``, the same templates each told whether the
+    pair is adjacent; control-parameter systems get ``control-parameters.yaml``; list-based Covington
     systems (two stack-like lists and a buffer) get ``covington-2017.yaml``; systems that
     build labeled arcs between two words of one stack-like list (arc-standard, SWAP) get
     ``stack-arcs.yaml``; every other system gets ``zhang-nivre-2011.yaml``.
     """
     ends = [d.open_end for d in system.lists]
     if system.unbounded:
-        name = "easy-first-2010.yaml"
+        settings = dict(system.settings)
+        d = settings.get("distance", 1)   # None: D = inf
+        name = "easy-first-2010-nonproj.yaml" if d is None or d > 1 else "easy-first-2010.yaml"
     elif system.style == "control-parameters":
         name = "control-parameters.yaml"
     elif ends.count("R") >= 2 and "L" in ends:
