@@ -98,6 +98,20 @@ SYSTEMS = {
     "unshift-spec": ("systems/arc-eager-unshift.ts", {}, {},
                      "Honnibal & Johnson 2015 Table 1 as shipped, trained with the defaults: its verified guard "
                      "repair, its second oracle (section 2.2's training oracle, an upper bound)"),
+    # the oracle by search with the model's order (--search-follow model), docs/learning.md
+    "easy-first-k2-learned": ("systems/easy-first-bounded.ts", {"K": 2}, {"oracle": "search", "search_follow": "model"},
+                              "bounded easy-first K=2, the search as a non-deterministic oracle (learned order)"),
+    "easy-first-k3-learned": ("systems/easy-first-bounded.ts", {"K": 3}, {"oracle": "search", "search_follow": "model"},
+                              "bounded easy-first K=3, learned order"),
+    "easy-first-k4-learned": ("systems/easy-first-bounded.ts", {"K": 4}, {"oracle": "search", "search_follow": "model"},
+                              "bounded easy-first K=4, learned order"),
+    "attardi-learned": ("systems/attardi.ts", {}, {"search_follow": "model"}, "Attardi N = 2, learned order"),
+    "arc-standard-swap-learned": ("systems/arc-standard-swap.ts", {}, {"search_follow": "model"},
+                                  "arc-standard + SWAP, learned order"),
+    "arc-eager-slp-learned": ("systems/arc-eager-slp.ts", {}, {"search_follow": "model"},
+                              "arc-eager as SLP3 rewrite rules, learned order"),
+    "tree-constrained-spec-learned": ("systems/arc-eager-tree-constrained.ts", {}, {"search_follow": "model"},
+                                      "tree-constrained arc-eager as shipped, learned order"),
     "nm-2013": ("systems/arc-eager-nm-2013.ts", {}, {}, "non-monotonic arc-eager (Honnibal, Goldberg & Johnson "
                 "2013), its declared oracle; unlabeled REDUCE arcs labeled by the noted-label rule"),
 }
