@@ -175,8 +175,7 @@ def default_features(system: ir.System) -> Path:
     """
     ends = [d.open_end for d in system.lists]
     if system.unbounded:
-        settings = dict(system.settings)
-        d = settings.get("distance", 1)   # None: D = inf
+        d = dict(system.settings).get("distance", 1)   # None: D = inf
         name = "easy-first-2010-nonproj.yaml" if d is None or d > 1 else "easy-first-2010.yaml"
     elif system.style == "control-parameters":
         name = "control-parameters.yaml"
