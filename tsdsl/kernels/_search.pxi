@@ -252,6 +252,15 @@ cdef St* search_frame(Search* w, int depth, int n) noexcept nogil:
     return &w.frames[depth]
 
 
+cdef inline int gold_label(St* s, int a, const int* glab) noexcept nogil:
+    """The label id action ``a`` takes on a gold path: the gold label of the dependent of the
+    labeled arc it builds (glab: gold label per token), -1 when it builds none."""
+    cdef int h, d
+    if labeled_of(s, a) and arc_of(s, a, &h, &d):
+        return glab[d]
+    return -1
+
+
 cdef void search_gold(Search* w, int n, const int* blk) noexcept nogil:
     """Count every token's gold dependents (w.kids) for the searches of one gold tree."""
     cdef const int* gold = blk
@@ -290,7 +299,7 @@ cdef int derive_from(Search* w, int n, const int* heads, const int* blk, const i
     cdef const int* glab = blk + (n + 2)
     cdef St* s = &w.frames[0]
     cdef St* child
-    cdef int depth = 0, a, k, h, d, lab, add
+    cdef int depth = 0, a, k, lab, add
     cdef long long expanded = 0
     cdef bint advanced
     if w.seen.cap > SEEN_KEEP:   # a large set left by a hard tree: cheaper to drop than to clear
@@ -326,9 +335,7 @@ cdef int derive_from(Search* w, int n, const int* heads, const int* blk, const i
                     if child == NULL:
                         return -2
                     st_copy_into(child, s)
-                    lab = -1
-                    if labeled_of(s, a) and arc_of(s, a, &h, &d):
-                        lab = glab[d]
+                    lab = gold_label(s, a, glab)
                     apply_legal(child, a, lab)
                     if not (doomed(child, gold, w.kids, w.done, strict)
                             or (w.gap >= 0 and blocked(child, gold, w.gap, w.bottom_up, w.anchor, w.core, w.pre))):

@@ -42,15 +42,6 @@ cdef int searched_plan(Search* w, int n, const int* heads, const int* blk, const
     return 1
 
 
-cdef inline bint label_fits(St* s, int a, int lab, const int* glab) noexcept nogil:
-    """Whether output label ``lab`` of action ``a`` is the gold label of the arc it builds
-    (always for actions that build no labeled arc)."""
-    cdef int h, d
-    if labeled_of(s, a) and arc_of(s, a, &h, &d):
-        return lab == glab[d]
-    return True
-
-
 def train_searched(Learner self, object gold_heads, object gold_labels, object offsets_, object tokens,
                    object order_, object try_order, long long budget):
     """One pass of greedy training with the search as the oracle (see the top of this file).
@@ -68,7 +59,7 @@ def train_searched(Learner self, object gold_heads, object gold_labels, object o
         raise ValueError("training by search needs a bounded, single-head action set")
     cdef const int* order = NULL
     cdef Py_ssize_t oi
-    cdef int si, n, off, maxn = 0, steps, limit, c, p, g, pc, k, j, m_c, pos, plan_len, cand_len, r, h, d, lab
+    cdef int si, n, off, maxn = 0, limit, c, p, g, pc, k, j, m_c, pos, plan_len, cand_len, r, h, d, lab
     cdef int C = L.m.C, nf = L.fx.n_tpl
     cdef long long n_steps = 0, n_wrong = 0, n_stuck = 0, n_search = 0
     cdef bint oom = False
@@ -128,7 +119,6 @@ def train_searched(Learner self, object gold_heads, object gold_labels, object o
             pos = 0
             L.fx.tok = cp.tok + off
             L.fx.stride = cp.stride
-            steps = 0
             while not st_terminal(&s):
                 if pos >= plan_len or legal_classes(&s, m, unit) == 0:
                     n_stuck += 1
@@ -161,8 +151,8 @@ def train_searched(Learner self, object gold_heads, object gold_labels, object o
                             m_c += 1
                     for k in range(m_c):
                         c = ranked[k]
-                        if not label_fits(&s, unit[c], m.cls[c * CLS_W], glab):
-                            continue
+                        if m.cls[c * CLS_W] != gold_label(&s, unit[c], glab):
+                            continue     # a wrong label (or a label on an action that builds no labeled arc)
                         n_search += 1
                         r = searched_plan(&w, n, &cp.heads[off], blk, order, budget, &s, unit[c],
                                           m.cls[c * CLS_W], cand, cand + limit, &cand_len)
@@ -190,7 +180,6 @@ def train_searched(Learner self, object gold_heads, object gold_labels, object o
                 m.t += 1
                 apply_legal(&s, unit[g], m.cls[g * CLS_W])
                 pos += 1
-                steps += 1
                 n_steps += 1
             if st_terminal(&s) and not derived(&s, &cp.heads[off]):
                 n_stuck += 1     # never, if the search is right: every step taken was free
@@ -219,7 +208,7 @@ def free_actions(object gold_heads, object gold_labels, object prefix_, object t
     cdef const int* prefix = int32_data(prefix_, "prefix", n_pre) if n_pre else NULL
     cdef const int* order = NULL if try_order is None else int32_data(try_order, "action order", N_ACTIONS)
     cdef int* res = int32_data(out_, "out", N_ACTIONS, True)
-    cdef int a, h, d, lab, r, plan_len = 0
+    cdef int a, r, plan_len = 0
     cdef int* blk = <int*>malloc(sizeof(int) * (3 * (n + 2) + 1))
     cdef int* plan = <int*>malloc(sizeof(int) * 2 * (step_limit(<int>n) + 4))
     cdef char* smem = <char*>malloc(st_size(<int>n))
@@ -240,19 +229,14 @@ def free_actions(object gold_heads, object gold_labels, object prefix_, object t
             a = prefix[k]
             if st_terminal(&s) or not 0 <= a < N_ACTIONS or not valid_nt(&s, a):
                 return
-            lab = -1
-            if labeled_of(&s, a) and arc_of(&s, a, &h, &d):
-                lab = blk[(n + 2) + d]
-            apply_legal(&s, a, lab)
+            apply_legal(&s, a, gold_label(&s, a, blk + (n + 2)))
         if st_terminal(&s):
             return
         for a in range(N_ACTIONS):
             if not valid_nt(&s, a):
                 continue
-            lab = -1
-            if labeled_of(&s, a) and arc_of(&s, a, &h, &d):
-                lab = blk[(n + 2) + d]
-            r = searched_plan(&w, <int>n, heads, blk, order, budget, &s, a, lab, plan, plan + step_limit(<int>n) + 4,
+            r = searched_plan(&w, <int>n, heads, blk, order, budget, &s, a, gold_label(&s, a, blk + (n + 2)),
+                              plan, plan + step_limit(<int>n) + 4,
                               &plan_len)
             if r == -2:
                 raise MemoryError("the derivation search ran out of memory")
