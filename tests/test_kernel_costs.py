@@ -1,5 +1,6 @@
 """Compiled oracle costs against the exact loss, for the systems whose cost code the oracle
-pass runs fastest: arc-eager (incremental tier), arc-hybrid and Covington (scratch tier).
+pass runs fastest: arc-eager (incremental tier), arc-hybrid (incremental, with the general
+delta for list ends and adjacent pairs) and Covington (scratch tier).
 
 Two paths compute costs in a kernel, and both are checked against the interpreter's exact
 loss found by search (:class:`tsdsl.verify.loss.LossSearch`, the ``tsdsl check-oracle``

@@ -86,7 +86,7 @@ cdef void gold_attach(St* s, const int* blk) noexcept nogil:
             s.cls[t] = c
             g = s.gold[t]
             if g >= 0:
-                s.cnt[g * NCNT + (NCLS if NDIR == 2 and g < t else 0) + c] += 1
+                s.cnt[g * NCNT + (NGRP if NDIR == 2 and g < t else 0) + grp_of(c)] += 1
 
 
 cdef void all_costs(St* s, St* tmp, int ol, int* out) noexcept nogil:

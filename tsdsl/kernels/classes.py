@@ -5,6 +5,15 @@ When a fast oracle's reachability rule only looks at the two ends of a gold arc
 whether a missing arc is lost depends only on the two ends' *classes*.  The code
 generator evaluates the rule once per pair of classes (:func:`eval_local`) and
 turns the result into tables, so the kernel never evaluates the rule itself.
+
+Two more things a rule may read and stay local:
+
+- **a list end**: ``d == last(O)``, ``h != first(β)``.  Being that end is then one more
+  bit of a token's class ("ends"), which changes for the old and the new end token.
+- **adjacency**: ``pos(d) == pos(h) + 1`` (or ``- 1``).  This is a property of the pair,
+  not of a token; the tables are for non-adjacent pairs, and the kernel corrects the
+  few adjacent pairs an action makes or breaks (see ``emit_costs``).  Only in one list:
+  the rule must not depend on it when the two words are in different lists.
 """
 
 from __future__ import annotations
@@ -22,10 +31,28 @@ class Classes:
     flags: tuple[str, ...]
     uses_root: bool
     uses_order: bool
+    ends: tuple[tuple[str, str], ...] = ()  # (list, "first" | "last"): one class bit each
+    adj: tuple[int, ...] = ()               # offsets k of pos(d) == pos(h) + k the rule reads
 
     @property
     def n_flag_bits(self) -> int:
-        return len(self.flags) + (1 if self.uses_root else 0)
+        return len(self.flags) + len(self.ends) + (1 if self.uses_root else 0)
+
+    @property
+    def general(self) -> bool:
+        """Whether costs need the general delta (end bits or adjacent pairs)."""
+        return bool(self.ends or self.adj)
+
+    def end_bit(self, k: int) -> int:
+        """The value of end ``k``'s bit in a class number."""
+        return 1 << (len(self.ends) - 1 - k + (1 if self.uses_root else 0))
+
+    @property
+    def end_mask(self) -> int:
+        return sum(self.end_bit(k) for k in range(len(self.ends)))
+
+    def end_bits(self, c: int) -> tuple[bool, ...]:
+        return tuple(bool(c & self.end_bit(k)) for k in range(len(self.ends)))
 
     @property
     def count(self) -> int:
@@ -63,6 +90,14 @@ def local_features(p: ir.Pred, hv: str, dv: str, acc: dict) -> bool:
         acc.setdefault("flags", set()).add(p.flag)
         return p.var in (hv, dv)
     if isinstance(p, ir.Cmp):
+        end = _end_atom(p, hv, dv)
+        if end is not None:
+            acc.setdefault("ends", set()).add(end[1])
+            return True
+        k = _adjacency_atom(p, hv, dv)
+        if k is not None:
+            acc.setdefault("adj", set()).add(k)
+            return True
         ok = (isinstance(p.left, ir.TVar) and isinstance(p.right, ir.TVar)
               and {p.left.var, p.right.var} == {hv, dv} and p.op in ("<", ">", "<=", ">=", "!=", "=="))
         acc["order"] = True
@@ -70,8 +105,37 @@ def local_features(p: ir.Pred, hv: str, dv: str, acc: dict) -> bool:
     return False
 
 
+def _end_atom(p: ir.Cmp, hv: str, dv: str):
+    """(var, (list, "first" | "last")) for ``x == last(L)`` / ``first(L) != x``, else None."""
+    if p.op not in ("==", "!="):
+        return None
+    for a, b in ((p.left, p.right), (p.right, p.left)):
+        if isinstance(a, ir.TVar) and a.var in (hv, dv) and isinstance(b, (ir.TFirst, ir.TLast)):
+            return a.var, (b.list, "first" if isinstance(b, ir.TFirst) else "last")
+    return None
+
+
+def _adjacency_atom(p: ir.Cmp, hv: str, dv: str):
+    """k for ``pos(d) == pos(h) + k`` with k = +-1 (either side, ``+`` or ``-``), else None."""
+    if p.op != "==":
+        return None
+    for a, b in ((p.left, p.right), (p.right, p.left)):
+        if not (isinstance(a, ir.TPos) and isinstance(a.term, ir.TVar) and isinstance(b, ir.TFunc)
+                and b.op in ("+", "-") and isinstance(b.left, ir.TPos) and isinstance(b.left.term, ir.TVar)
+                and isinstance(b.right, ir.TInt)):
+            continue
+        x, y = a.term.var, b.left.term.var
+        k = b.right.value if b.op == "+" else -b.right.value
+        if {x, y} != {hv, dv} or abs(k) != 1:
+            return None
+        return k if x == dv else -k  # as pos(d) - pos(h)
+    return None
+
+
 def eval_local(p: ir.Pred, feats: dict[str, dict]) -> bool:
-    """Evaluate a local predicate on abstract features {var: {where, hs, flags, root, rank}}."""
+    """Evaluate a local predicate on abstract features {var: {where, hs, flags, root, rank,
+    ends}}, with "$lists" (list name -> index), "$vars" (h, d) and "$adj" (pos(d) - pos(h)
+    for words adjacent in one list, else None)."""
     if isinstance(p, ir.Const):
         return p.value
     if isinstance(p, ir.Not):
@@ -89,6 +153,14 @@ def eval_local(p: ir.Pred, feats: dict[str, dict]) -> bool:
     if isinstance(p, ir.TokenFlag):
         return feats[p.var]["flags"][p.flag]
     if isinstance(p, ir.Cmp):
+        hv, dv = feats["$vars"]
+        end = _end_atom(p, hv, dv)
+        if end is not None:
+            at_end = feats[end[0]]["ends"][end[1]]
+            return at_end if p.op == "==" else not at_end
+        k = _adjacency_atom(p, hv, dv)
+        if k is not None:
+            return feats["$adj"] == k  # pos(d) - pos(h), None when not adjacent in one list
         a, b = feats[p.left.var]["rank"], feats[p.right.var]["rank"]
         return {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "!=": a != b, "==": a == b}[p.op]
     raise TypeError(p)

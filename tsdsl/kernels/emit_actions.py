@@ -137,6 +137,8 @@ class ActionEmitter:
         self.emit(f"cdef inline void apply_{a_ix}_{c_ix}(St* s, int label, int i0, int i1) noexcept nogil:")
         self._declare(names, 1, "i, sp, m")
         self._bind(case.match, names, 1, check_lengths=False)
+        general = self.classes is not None and self.classes.general
+        ends = self._general_apply_start(case, names) if general else []
         expr = self.expr(names)
         # arcs first, as the interpreter does
         for op in case.arcs:
@@ -162,7 +164,9 @@ class ActionEmitter:
                 self.emit(f"s.gflag[{self.gflag_index[st.flag]}] = {value}", 1)
             else:
                 self.emit(f"s.tflag[{self.tflag_index[st.flag]} * s.ntok + {names[st.var]}] = {value}", 1)
-        if self.classes is not None:
+        if general:
+            self._general_apply_end(self._touched(case, names), ends)
+        elif self.classes is not None:
             touched = self._touched(case, names)
             if touched:
                 self.emit("if s.gold != NULL:", 1)

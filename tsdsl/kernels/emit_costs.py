@@ -14,11 +14,12 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import ir
-from .classes import Classes, eval_local, local_features
+from .classes import Classes, local_features
+from .emit_delta import GeneralDelta
 from .emit_expr import comment
 
 
-class CostEmitter:
+class CostEmitter(GeneralDelta):
     """Mixin of :class:`~tsdsl.kernels.codegen.KernelGen`: losses and costs."""
 
     def _incremental_classes(self) -> Optional[Classes]:
@@ -38,7 +39,11 @@ class CostEmitter:
                 for st in case.sets:
                     if st.var is not None and st.flag in flags and not isinstance(st.value, ir.Const):
                         return None
-        return Classes(len(self.sys.lists), flags, bool(acc.get("root")), bool(acc.get("order")))
+        cl = Classes(len(self.sys.lists), flags, bool(acc.get("root")), bool(acc.get("order")),
+                     ends=tuple(sorted(acc.get("ends", ()))), adj=tuple(sorted(acc.get("adj", ()))))
+        if cl.general and not self._general_ok(cl, positive, pred, hv, dv):
+            return None
+        return cl
 
     @staticmethod
     def _rests_stay(case: ir.Case) -> bool:
@@ -58,29 +63,11 @@ class CostEmitter:
         return True
 
     def _u_table(self, positive: bool, pred: ir.Pred, hv: str, dv: str) -> list[int]:
-        """U[(ch * NC + cd) * ND + dir]: 1 when a missing gold arc ch -> cd is lost."""
+        """U[(ch * NC + cd) * ND + dir]: 1 when a missing gold arc ch -> cd is lost (the words
+        not adjacent, when the rule reads adjacency: see emit_delta)."""
         cl = self.classes
-        lists = self.list_index
-        table = []
-        for ch in range(cl.count):
-            for cd in range(cl.count):
-                for dr in range(cl.n_dir):
-                    hw, hhs, hfl, hroot = cl.decode(ch)
-                    dw, dhs, dfl, droot = cl.decode(cd)
-                    if dhs == 1:  # the gold arc is present
-                        table.append(0)
-                        continue
-                    rank_h, rank_d = (0, 1) if dr == 1 else (1, 0)
-                    feats = {
-                        hv: {"where": hw, "hs": hhs, "flags": dict(zip(cl.flags, hfl)), "root": hroot,
-                             "rank": rank_h},
-                        dv: {"where": dw, "hs": dhs, "flags": dict(zip(cl.flags, dfl)), "root": droot,
-                             "rank": rank_d},
-                        "$lists": lists,
-                    }
-                    ok = eval_local(pred, feats)
-                    table.append(int(ok != positive))
-        return table
+        return [self._lost(cl, positive, pred, hv, dv, self.list_index, ch, cd, dr, None)
+                for ch in range(cl.count) for cd in range(cl.count) for dr in range(cl.n_dir)]
 
     def _root_table(self, bound: str) -> list[int]:
         """UR[c]: the gold root word (root none) counts as lost (see FastOracle.unreachable)."""
@@ -97,6 +84,9 @@ class CostEmitter:
             self._class_function()
         else:
             self.emit("cdef inline int cls_of(const St* s, int t) noexcept nogil:")
+            self.emit("return 0", 1)
+            self.emit()
+            self.emit("cdef inline int grp_of(int c) noexcept nogil:")
             self.emit("return 0", 1)
             self.emit()
             self.emit("cdef inline void st_reclass(St* s, int t) noexcept nogil:")
@@ -251,9 +241,20 @@ class CostEmitter:
         self.emit("cdef int c = (s.where[t] + 1) * 3 + (0 if h < 0 else (1 if h == s.gold[t] else 2))", 1)
         for f in cl.flags:
             self.emit(f"c = c * 2 + (s.tflag[{self.tflag_index[f]} * s.ntok + t] != 0)", 1)
+        for k in range(len(cl.ends)):
+            self.emit(f"c = c * 2 + (t == {self._end_expr(k)})", 1)
         if cl.uses_root:
             self.emit("c = c * 2 + (t == s.root)", 1)
         self.emit("return c", 1)
+        self.emit()
+        grp, ngrp = self._dep_groups()
+        if cl.general:
+            self.emit(f"cdef unsigned char DGRP[{len(grp)}]")
+            self._table_init("DGRP", grp)
+            self.emit()
+        self.emit("cdef inline int grp_of(int c) noexcept nogil:")
+        self.emit('"""The group a class of dependent is counted in (see emit_delta._dep_groups)."""', 1)
+        self.emit("return DGRP[c]" if cl.general else "return c", 1)
         self.emit()
         self.emit("cdef inline void st_reclass(St* s, int t) noexcept nogil:")
         self.emit('"""Refresh the class of t and its place in its gold head\'s dependent counts."""', 1)
@@ -261,16 +262,16 @@ class CostEmitter:
         self.emit("if old != new:", 1)
         self.emit("s.cls[t] = new", 2)
         self.emit("if g >= 0:", 2)
-        dr = " + (g < t) * NCLS" if cl.n_dir == 2 else ""
-        self.emit(f"s.cnt[g * NCNT{dr} + old] -= 1", 3)
-        self.emit(f"s.cnt[g * NCNT{dr} + new] += 1", 3)
+        dr = " + (g < t) * NGRP" if cl.n_dir == 2 else ""
+        self.emit(f"s.cnt[g * NCNT{dr} + grp_of(old)] -= 1", 3)
+        self.emit(f"s.cnt[g * NCNT{dr} + grp_of(new)] += 1", 3)
         self.emit()
         self.emit("cdef inline void st_reclass_to(St* s, int t, int new) noexcept nogil:")
         self.emit('"""t\'s new class is known (the sentinel count row absorbs tokens without gold head)."""', 1)
         self.emit("cdef int old = s.cls[t], g = s.gpar[t]", 1)
         self.emit("s.cls[t] = new", 1)
-        self.emit(f"s.cnt[g * NCNT{dr} + old] -= 1", 1)
-        self.emit(f"s.cnt[g * NCNT{dr} + new] += 1", 1)
+        self.emit(f"s.cnt[g * NCNT{dr} + grp_of(old)] -= 1", 1)
+        self.emit(f"s.cnt[g * NCNT{dr} + grp_of(new)] += 1", 1)
         self.emit()
         oracle, loss = self.losses[0]
         positive, hv, dv, pred = oracle.reach
@@ -282,6 +283,8 @@ class CostEmitter:
         self.emit(f"cdef signed char UTAB[{len(utab)}]")
         self._table_init("UTAB", utab)
         self.emit()
+        if cl.general:
+            self._general_tables()
 
     def _table_init(self, name: str, values: list[int]) -> None:
         self.emit(f"{name}[:] = [")
@@ -353,6 +356,9 @@ class CostEmitter:
         them is unrolled per possible class of t before and after.
         """
         cl = self.classes
+        if cl.general:
+            self._general_delta(u, c_ix, case)
+            return
         names = self._case_names(case)
         touched = self._touched(case, names)
         self.emit(f"cdef inline int delta_{u}_{c_ix}(St* s, int i0, int i1) noexcept nogil:")
