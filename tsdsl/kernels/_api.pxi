@@ -73,11 +73,28 @@ cdef int gold_fill(int n, const int* heads, const int* labels, int* blk) noexcep
     return 0
 
 
+cdef bint gold_is_acyclic(St* s) noexcept nogil:
+    """Whether following gold heads from any token never comes back to it (work area: ntok)."""
+    cdef int nt = s.ntok, t, x
+    cdef int* walk = s.work  # 0: not reached; w + 1: reached by the walk from w
+    memset(walk, 0, nt * sizeof(int))
+    for t in range(nt):
+        x = t
+        while 0 <= x < nt and walk[x] == 0:
+            walk[x] = t + 1
+            x = s.gold[x]
+        if 0 <= x < nt and walk[x] == t + 1:
+            return 0
+    return 1
+
+
 cdef void gold_attach(St* s, const int* blk) noexcept nogil:
     cdef int t, ntok = s.ntok, g, c
     s.gold = blk
     s.glab = blk + ntok
     s.gpar = blk + 2 * ntok
+    if USES_CYCLES:
+        s.gold_acyclic = gold_is_acyclic(s)
     if INCREMENTAL:
         memset(s.cnt, 0, NCNT * (ntok + 1) * sizeof(int))
         s.cls[ntok] = NCLS  # the sentinel class of "no gold head"

@@ -28,6 +28,7 @@ cdef struct St:
     const int* gold
     const int* glab
     const int* gpar   # gold head, or the sentinel slot ntok when there is none
+    int gold_acyclic  # the gold heads have no cycle (set by gold_attach when a loss counts cycles)
     const int* atab   # capacity inf: (unit, i0, i1) per action of this sentence length
     int nact
     char* mem
@@ -70,6 +71,7 @@ cdef void st_place_in(St* s, int n, char* mem) noexcept nogil:
     s.gold = NULL
     s.glab = NULL
     s.gpar = NULL
+    s.gold_acyclic = 0
     s.atab = NULL
     s.nact = 0 if UNBOUNDED else N_ACTIONS
     s.mem = mem

@@ -142,6 +142,7 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
             ("NGRP", self._dep_groups()[1] if cl else 1),
             ("NCNT", self._dep_groups()[1] * cl.n_dir if cl else 0),
             ("NEEDS_SCRATCH_STATE", int(not self._all_incremental_losses())),
+            ("USES_CYCLES", int(self.uses_cycles)),
             ("ATTACH_HEADLESS", int(s.attach_headless_to_root)), ("HAS_ROOT", int(s.root != "none")),
             ("ILLEGAL", -1_000_000_000),
             ("ROOT_KIND", {"left": 0, "right": 1, "none": 2}[s.root]), ("MONOTONIC", int(self.monotonic)),

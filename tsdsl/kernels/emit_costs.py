@@ -314,12 +314,15 @@ class CostEmitter(GeneralDelta):
         self.emit(f"# oracle {comment(oracle.name)}, loss {comment(loss.name)} "
                   f"({'+'.join(loss.terms)}, bound {loss.bound})", 1)
         self.origin_comment(oracle.origin, 1)
-        self.emit("cdef int d, h, g, lost = 0, ok, cyc = 0, prob = 0", 1)
+        self.emit("cdef int d, h, g, lost = 0, ok, cyc = 0, prob = 0, foreign = 0", 1)
         self.emit("cdef unsigned char* mark = <unsigned char*>s.scratch", 1)
         if need_cycles:
             self.emit("memset(mark, 0, s.ntok)", 1)
         self.emit("for d in range(1, s.n + 1):", 1)
         self.emit("g = s.gold[d]", 2)
+        if need_cycles:
+            # built arcs that are not gold: without any, A + I is part of the gold tree
+            self.emit("foreign += s.head[d] >= 0 and s.head[d] != g", 2)
         self.emit("if g < 0:", 2)
         gone = "s.where[d] < 0"
         cond = "1" if (self.monotonic or loss.bound == "upper") else gone
@@ -341,7 +344,9 @@ class CostEmitter(GeneralDelta):
         if need_cycles:
             self.emit("mark[d] = 1", 3)
         if need_cycles:
-            self.emit("st_cycles(s, mark, &cyc, &prob)", 1)
+            # a cycle of A + I needs a built arc outside the gold tree (when that is acyclic)
+            self.emit("if foreign or not s.gold_acyclic or (s.root >= 0 and s.head[s.root] >= 0):", 1)
+            self.emit("st_cycles(s, mark, &cyc, &prob)", 2)
         total = []
         for t in loss.terms:
             total.append({"unreachable": "lost", "cycles": "cyc", "problematic_cycles": "prob"}[t])
