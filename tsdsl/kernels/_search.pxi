@@ -10,6 +10,12 @@
 # it for the spec (tsdsl.verify.planar: tokens never change places, arcs span at most G
 # tokens), prunes a configuration whose gold arcs still to build hold a blocked core (see
 # ``blocked``): the proof of planar.py, applied to every configuration and not only the first.
+# Guided (only where the caller asks whether a tree is derivable, never for the canonical
+# derivations of training): for a spec with actions that reorder tokens (SWAP), each
+# configuration tries its actions arcs first, then the reordering actions that bring the
+# sequence of its lists closer to the gold tree's projective order, then the others, then the
+# reordering actions that move it away (see ``guide_order``).  Only the order changes: the
+# search stays exhaustive within its budget, so its answers stay exact.
 
 
 cdef uint64_t st_key(const St* s) noexcept nogil:
@@ -206,6 +212,15 @@ cdef struct Search:
     bint bottom_up      # ... and every arc takes its dependent out of the lists
     int anchor          # ... and arcs end at the last token of this list (-1: no such list)
     KeySet seen
+    bint guide          # guided order (guide_order); the arrays below only then
+    int nlo             # the lists read in this order make the sequence (guide_lists)
+    int guide_lists[NLX]
+    int* guide_kind     # per action: 1 builds an arc, 2 may reorder the sequence, 0 other
+    int* proj           # per token: its place in the gold tree's projective order
+    int* acts           # per depth: the actions in the order tried (N_ACTIONS each)
+    char* ordered       # per depth: acts filled for the configuration there
+    int* seq_p          # scratch: a configuration's sequence, and its child's
+    int* seq_c
 
 
 cdef int search_alloc(Search* w, int maxn) noexcept nogil:
@@ -235,6 +250,7 @@ cdef void search_free(Search* w) noexcept nogil:
             free(w.frames[k].mem)
     free(w.frames); free(w.next_a); free(w.path_a); free(w.path_l); free(w.kids); free(w.done)
     free(w.core); free(w.pre)
+    free(w.guide_kind); free(w.proj); free(w.acts); free(w.ordered); free(w.seq_p); free(w.seq_c)
     free(w.seen.keys)
     memset(w, 0, sizeof(Search))
 
@@ -261,6 +277,125 @@ cdef inline int gold_label(St* s, int a, const int* glab) noexcept nogil:
     return -1
 
 
+cdef int guide_alloc(Search* w, const int* lists, int nlo, const int* kinds) noexcept nogil:
+    """Turn on the guided order (after search_alloc): the sequence reads the lists ``lists``
+    [0 .. nlo) one after another; kinds: per action, as ``guide_kind``.  -1 out of memory."""
+    cdef int k
+    w.guide_kind = <int*>malloc(sizeof(int) * N_ACTIONS)
+    w.proj = <int*>malloc(sizeof(int) * (w.maxn + 3))
+    w.acts = <int*>malloc(sizeof(int) * N_ACTIONS * w.depth_cap)
+    w.ordered = <char*>calloc(w.depth_cap, sizeof(char))
+    w.seq_p = <int*>malloc(sizeof(int) * (w.maxn + 3))
+    w.seq_c = <int*>malloc(sizeof(int) * (w.maxn + 3))
+    if not (w.guide_kind and w.proj and w.acts and w.ordered and w.seq_p and w.seq_c):
+        return -1
+    for k in range(N_ACTIONS):
+        w.guide_kind[k] = kinds[k]
+    w.nlo = 0
+    for k in range(nlo):
+        if 0 <= lists[k] < NLX and w.nlo < NLX:
+            w.guide_lists[w.nlo] = lists[k]
+            w.nlo += 1
+    w.guide = True
+    return 0
+
+
+cdef int proj_visit(const int* gold, int ntok, int h, int* proj, int nxt) noexcept nogil:
+    """Number the gold subtree of ``h`` in order (left dependents, h, right dependents) from
+    ``nxt``; returns the next free number."""
+    cdef int d
+    for d in range(h):
+        if gold[d] == h:
+            nxt = proj_visit(gold, ntok, d, proj, nxt)
+    proj[h] = nxt
+    nxt += 1
+    for d in range(h + 1, ntok):
+        if gold[d] == h:
+            nxt = proj_visit(gold, ntok, d, proj, nxt)
+    return nxt
+
+
+cdef void proj_order(const int* gold, int ntok, int* proj) noexcept nogil:
+    """The projective order of the gold tree (its in-order traversal; each tree of a forest in
+    the order of its root): proj[t] the place of token t.  Tokens in no gold arc are trees of
+    their own."""
+    cdef int t, nxt = 0
+    for t in range(ntok):
+        proj[t] = ntok + t   # after every tree: tokens on a gold cycle (no tree reaches them)
+    for t in range(ntok):
+        if gold[t] < 0 or gold[t] >= ntok or gold[t] == t:
+            nxt = proj_visit(gold, ntok, t, proj, nxt)
+
+
+cdef int seq_of(const St* s, const Search* w, int* out) noexcept nogil:
+    """The sequence of ``s``: its lists in w.guide_lists, one after another, each in reading
+    order; returns its length."""
+    cdef int j, k, i, m = 0
+    for j in range(w.nlo):
+        k = w.guide_lists[j]
+        for i in range(s.lo[k], s.hi[k]):
+            out[m] = s.buf[k * s.cap + i]
+            m += 1
+    return m
+
+
+cdef int seq_delta(const Search* w, const int* p, const int* c, int m) noexcept nogil:
+    """Inversions of sequence ``c`` minus those of ``p`` (both of length m, the same tokens)
+    with respect to the projective order: counted over the window where they differ, as the
+    pairs with a token outside it keep their order."""
+    cdef int f = 0, l = m - 1, i, j, inv = 0
+    while f < m and p[f] == c[f]:
+        f += 1
+    if f == m:
+        return 0
+    while p[l] == c[l]:
+        l -= 1
+    for i in range(f, l + 1):
+        for j in range(i + 1, l + 1):
+            inv += (w.proj[c[i]] > w.proj[c[j]]) - (w.proj[p[i]] > w.proj[p[j]])
+    return inv
+
+
+cdef int guide_order(Search* w, int depth, int n, const int* order) noexcept nogil:
+    """The actions the configuration at ``depth`` tries, in order, into w.acts: those that build
+    arcs; the reordering actions whose child's sequence has fewer inversions against the gold
+    tree's projective order; the others (and reordering actions that leave it as far); the
+    reordering actions that take it further.  Each group in ``order``.  This is Nivre's (2009)
+    static oracle for SWAP, read generically: where it applies, the first path of the search
+    is that oracle's derivation.  -2 out of memory."""
+    cdef St* s = &w.frames[depth]
+    cdef St* t
+    cdef int* out = w.acts + depth * N_ACTIONS
+    cdef int m = 0, b, k, a, lp, lc, delta
+    cdef int bucket[N_ACTIONS]
+    lp = -1
+    for k in range(N_ACTIONS):
+        a = order[k] if order != NULL else k
+        b = 2
+        if w.guide_kind[a] == 1:
+            b = 0
+        elif w.guide_kind[a] == 2 and valid_nt(s, a):
+            t = search_frame(w, depth + 1, n)   # the child's slot, as scratch
+            if t == NULL:
+                return -2
+            st_copy_into(t, s)
+            apply_legal(t, a, -1)
+            if lp < 0:
+                lp = seq_of(s, w, w.seq_p)
+            lc = seq_of(t, w, w.seq_c)
+            if lc == lp:
+                delta = seq_delta(w, w.seq_p, w.seq_c, lp)
+                b = 1 if delta < 0 else (3 if delta > 0 else 2)
+        bucket[k] = b
+    for b in range(4):
+        for k in range(N_ACTIONS):
+            if bucket[k] == b:
+                out[m] = order[k] if order != NULL else k
+                m += 1
+    w.ordered[depth] = 1
+    return 0
+
+
 cdef void search_gold(Search* w, int n, const int* blk) noexcept nogil:
     """Count every token's gold dependents (w.kids) for the searches of one gold tree."""
     cdef const int* gold = blk
@@ -270,6 +405,8 @@ cdef void search_gold(Search* w, int n, const int* blk) noexcept nogil:
     for d in range(1, n + 1):
         if gold[d] >= 0:
             w.kids[gold[d]] += 1
+    if w.guide:
+        proj_order(gold, n + 2, w.proj)
 
 
 cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const int* atab, int nact,
@@ -314,6 +451,8 @@ cdef int derive_from(Search* w, int n, const int* heads, const int* blk, const i
     if keyset_add(&w.seen, st_key(s)) < 0:
         return -2
     w.next_a[0] = 0
+    if w.guide:
+        w.ordered[0] = 0
     while depth >= 0:
         s = &w.frames[depth]
         if st_terminal(s):
@@ -324,9 +463,15 @@ cdef int derive_from(Search* w, int n, const int* heads, const int* blk, const i
             continue
         advanced = False
         if depth + 1 < w.depth_cap:
+            if w.guide and not w.ordered[depth]:
+                if guide_order(w, depth, n, order) < 0:
+                    return -2
             k = w.next_a[depth]
             while k < s.nact:
-                a = order[k] if order != NULL else k
+                if w.guide:
+                    a = w.acts[depth * N_ACTIONS + k]
+                else:
+                    a = order[k] if order != NULL else k
                 if valid_nt(s, a):
                     if expanded >= budget:
                         return -1
@@ -348,6 +493,8 @@ cdef int derive_from(Search* w, int n, const int* heads, const int* blk, const i
                             w.next_a[depth] = k + 1
                             depth += 1
                             w.next_a[depth] = 0
+                            if w.guide:
+                                w.ordered[depth] = 0
                             advanced = True
                             break
                 k += 1
@@ -359,7 +506,7 @@ cdef int derive_from(Search* w, int n, const int* heads, const int* blk, const i
 def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gold_labels, long long budget,
            object action_log, object label_log, Py_ssize_t cap, object starts, object status,
            object atab=None, int nact=0, object try_order=None, bint strict=False, int gap=-1,
-           bint bottom_up=False, int anchor=-1):
+           bint bottom_up=False, int anchor=-1, object guide_lists=None, object guide_kinds=None):
     """The canonical derivation of every gold tree by search (see the top of _search.pxi).
 
     Arrays are int32: gold heads (CoNLL-U numbering) and label ids (None: unlabeled)
@@ -373,6 +520,11 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
     none (no prune); ``bottom_up``: every arc also takes its dependent out of the lists
     (planar.takes_dependents); ``anchor``: the list whose last token is the later end of
     every arc, and which no token leaves for another list (planar.anchored_list), -1 none.
+    ``guide_lists`` and ``guide_kinds`` (int32, both or neither; bounded action sets): the
+    guided order (``guide_order``), with the sequence read from those lists in that order and
+    per action 1 builds an arc, 2 may reorder the sequence, 0 other (planar.reordering).  Only
+    the order of the search changes, not its answers: for deciding derivability, not for
+    canonical derivations.
     Returns (total actions, log overflowed).
     """
     cdef const int* offsets = int32_data(gold_offsets, "offsets", n_sent + 1)
@@ -385,6 +537,9 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
     cdef int* out_status = int32_data(status, "status", n_sent, True)
     cdef const int* atab_data = NULL
     cdef const int* order = NULL
+    cdef const int* g_lists = NULL
+    cdef const int* g_kinds = NULL
+    cdef int n_glists = 0
     cdef Py_ssize_t si, T = 0
     cdef int n, off, maxn = 0, r, length, k
     cdef bint overflow = False
@@ -405,8 +560,25 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
         for k in range(N_ACTIONS):
             if not 0 <= order[k] < N_ACTIONS:
                 raise ValueError("action order: not a permutation of the actions")
+    if (guide_lists is None) != (guide_kinds is None):
+        raise ValueError("guided order: give both guide_lists and guide_kinds")
+    if guide_lists is not None:
+        if UNBOUNDED:
+            raise ValueError("a guided order needs a bounded action set")
+        n_glists = len(guide_lists)
+        if not 0 < n_glists <= NLX:
+            raise ValueError("guided order: guide_lists must name 1 to NLX lists")
+        g_lists = int32_data(guide_lists, "guide lists", n_glists)
+        g_kinds = int32_data(guide_kinds, "guide kinds", N_ACTIONS)
+        for k in range(n_glists):
+            if not 0 <= g_lists[k] < NLX:
+                raise ValueError("guided order: not a list index")
     blk = <int*>malloc(sizeof(int) * (3 * (maxn + 2) + 1))
     if blk == NULL or search_alloc(&w, maxn) < 0:
+        free(blk)
+        raise MemoryError()
+    if g_lists != NULL and guide_alloc(&w, g_lists, n_glists, g_kinds) < 0:
+        search_free(&w)
         free(blk)
         raise MemoryError()
     w.gap = gap

@@ -484,7 +484,7 @@ class CompiledSystem:
     def derive(self, heads, labels: Optional[Sequence[Sequence[int]]] = None, n_labels: int = 0, *,
                budget: int = 100_000, order="canonical", strict: bool = False,
                gap: Optional[int] = None, bottom_up: bool = False,
-               anchor: Optional[int] = None) -> Derivations:
+               anchor: Optional[int] = None, guide=None) -> Derivations:
         """The canonical derivation of every gold tree, by search (GIL released): at each step
         the first action, in ``order``, from which the gold tree is still derivable; arcs
         labeled with the gold labels.  ``budget`` bounds the configurations expanded per
@@ -501,6 +501,15 @@ class CompiledSystem:
         (``planar.takes_dependents``) that every arc takes its dependent out of the lists;
         ``anchor``: the list whose last token is every arc's later end (``planar.anchored_list``).  A
         wrong proof gives wrong answers: pass only what the proof returned.
+
+        ``guide``: None, or ``(lists, kinds)`` from ``tsdsl.verify.planar.reordering`` (the
+        lists whose concatenation is the sequence; per action 1 builds an arc, 2 may reorder
+        the sequence, 0 other): each configuration then tries arcs first, then the reordering
+        actions that bring the sequence closer to the gold tree's projective order, then the
+        others in ``order``, then the reordering actions that move it away (Nivre 2009's static
+        oracle for SWAP, read generically).  Its first derivation is not the canonical one, so
+        it is for deciding whether a tree is derivable (coverage, verify), not for training;
+        the status (found, none, over budget) means the same as without it.
         """
         if order == "canonical":
             order = self.canonical_order()
@@ -514,12 +523,20 @@ class CompiledSystem:
             names, _, table = self._for_tokens(longest + (1 if self._has_root else 0))
             nact = len(names)
         order_arr = None if order is None else np.asarray(order, dtype=np.int32)
+        g_lists = g_kinds = None
+        if guide is not None:
+            if self.unbounded:
+                raise UsageError("a guided search needs a bounded action set")
+            g_lists = np.asarray(guide[0], dtype=np.int32)
+            g_kinds = np.asarray(guide[1], dtype=np.int32)
+            if len(g_kinds) != len(self.action_names):
+                raise UsageError(f"guide: expected one kind per action ({len(self.action_names)}), got {len(g_kinds)}")
 
         def run(acts, labs, cap, starts, status):
             return self.module.derive(tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None,
                                       int(budget), acts, labs, cap, starts, status, table, nact, order_arr,
                                       bool(strict), -1 if gap is None else int(gap),
-                                      bool(bottom_up), -1 if anchor is None else int(anchor))
+                                      bool(bottom_up), -1 if anchor is None else int(anchor), g_lists, g_kinds)
 
         return grown_derivations(run, n_sent, int(2 * (tb.words + n_sent) + 16))
 

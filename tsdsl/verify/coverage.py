@@ -35,7 +35,7 @@ from ..errors import UsageError
 from ..interp import Interpreter
 from ..treebank.trees import is_projective
 from .loss import BudgetExceeded, find_derivation, static_oracle
-from .planar import anchored_list, arc_gap, nonderivable_by_crossing, takes_dependents
+from .planar import anchored_list, arc_gap, nonderivable_by_crossing, reordering, takes_dependents
 
 log = logging.getLogger("tsdsl.coverage")
 
@@ -263,12 +263,16 @@ def compiled_search(system: ir.System, compiled, heads: list, limit: Optional[in
     canonical order and then with the actions that build no arc in the reverse order, each
     with a hundredth of the budget (a derivable tree is almost always found this way, quickly),
     then in the canonical order with the whole budget; for a non-monotonic system, where the
-    restriction proves nothing, a last search over every derivation."""
+    restriction proves nothing, a last search over every derivation.  For a system whose
+    actions reorder tokens (:func:`~tsdsl.verify.planar.reordering`: SWAP) the canonical
+    searches are guided towards the gold tree's projective order (``CompiledSystem.derive``'s
+    ``guide``); the search stays exhaustive, so the answers are as exact."""
     limit = (2 ** 62) if limit is None else limit
     found = arc_gap(system, len(heads))
     gap = None if found is None else found[1]
     prune = dict(gap=gap, bottom_up=gap is not None and takes_dependents(system, len(heads)),
                  anchor=None if gap is None else anchored_list(system, len(heads)))
+    guide = reordering(system)
     canonical = compiled.canonical_order()
     orders: list = ["canonical"]
     if canonical is not None:
@@ -278,17 +282,17 @@ def compiled_search(system: ir.System, compiled, heads: list, limit: Optional[in
             orders.append(alternative)
     for order in orders:
         status = int(compiled.derive([heads], budget=max(limit // 100, 1), order=order, strict=True,
-                                         **prune).status[0])
+                                     guide=guide if order == "canonical" else None, **prune).status[0])
         if status == 1:
             return DERIVABLE
-    status = int(compiled.derive([heads], budget=limit, strict=True, **prune).status[0])
+    status = int(compiled.derive([heads], budget=limit, strict=True, guide=guide, **prune).status[0])
     if status == 1:
         return DERIVABLE
     monotonic = system.is_monotonic(len(heads) + 1)
     if status == 0 and monotonic:  # the strict and the full search are the same search
         return NOT_DERIVABLE
     if not monotonic:
-        status = int(compiled.derive([heads], budget=limit, **prune).status[0])
+        status = int(compiled.derive([heads], budget=limit, guide=guide, **prune).status[0])
     if status < -1:
         raise MemoryError("the compiled derivation search ran out of memory")
     return {1: DERIVABLE, 0: NOT_DERIVABLE}.get(status, UNDECIDED)

@@ -58,6 +58,11 @@ start L holds at most the root, so this only helps the compiled search.  Guards 
 ignored (they only forbid moves), so the check is sound for any spec; it simply finds no
 proof for systems that reorder tokens (SWAP) or join tokens further apart (Covington,
 Attardi, non-projective easy-first).
+
+The same sequence also guides the search for the systems that reorder it
+(:func:`reordering`): no proof there, only the order in which the compiled search tries
+actions (arcs first, then the reorderings that bring the sequence closer to the gold tree's
+projective order, ...; ``CompiledSystem.derive(guide=...)``).
 """
 
 from __future__ import annotations
@@ -341,3 +346,52 @@ def nonderivable_by_crossing(system: ir.System, heads: Sequence[int]) -> Optiona
     return (f"none of the gold arcs {shown} can be built first: each spans more than {gap} ends of the others, "
             f"and {system.name} builds arcs over at most {gap} tokens (proved on its actions: "
             f"order-preserving lists, bounded gaps)")
+
+
+def _case_reorders(system: ir.System, case: ir.Case, order: Sequence[int]) -> bool:
+    """Whether the case may change the order of the tokens in the sequence ``order`` (the
+    result is not the matched items in their order, each at most once; a case this cannot
+    tell counts as reordering)."""
+    names = [d.name for d in system.lists]
+    matched = {m.list: m for m in case.match}
+    before: list[tuple[str, str]] = []
+    for k in order:
+        m = matched.get(names[k])
+        before.extend(_symbol(i) for i in m.items) if m is not None else before.append(("rest", names[k]))
+    after: list[tuple[str, str]] = []
+    for k in order:
+        items = case.result[k] if k < len(case.result) else (ir.Rest(names[k]),)
+        after.extend(_symbol(i) for i in items)
+    if len(set(after)) != len(after) or len(set(before)) != len(before):
+        return True
+    where = {s: i for i, s in enumerate(before)}
+    if any(s not in where for s in after):
+        return True
+    pos = [where[s] for s in after]
+    return pos != sorted(pos)
+
+
+@lru_cache(maxsize=256)
+def reordering(system: ir.System) -> Optional[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """For a bounded system with actions that reorder tokens (SWAP): (the order of the lists
+    whose concatenation is in sentence order at the start, per action 1 when it builds an arc,
+    2 when it builds none and may reorder that sequence, 0 otherwise), what the compiled
+    search takes as its ``guide``.  None when no action reorders the sequence (the guided
+    order is then the plain one), when no order of the lists starts in sentence order, or
+    for capacity inf."""
+    if system.unbounded:
+        return None
+    order = next((o for o in itertools.permutations(range(len(system.lists))) if _initial_ok(system, o)), None)
+    if order is None:
+        return None
+    kinds = []
+    for a in system.actions:
+        if any(c.arcs for c in a.cases):
+            kinds.append(1)
+        elif any(_case_reorders(system, c, order) for c in a.cases):
+            kinds.append(2)
+        else:
+            kinds.append(0)
+    if 2 not in kinds:
+        return None
+    return tuple(order), tuple(kinds)
