@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from test_search_oracle import reference_derivation
+from test_search_oracle import SWAP_FROM_SCRATCH, reference_derivation
 from tsdsl import Interpreter, load_system, load_system_text
 from tsdsl.kernels import compile_system
 from tsdsl.treebank.trees import is_tree
@@ -32,18 +32,10 @@ from tsdsl.verify.verifier import verify_system
 SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
 SWAP = SYSTEMS / "arc-standard-swap.ts"
 
-SWAP_LATE = """\
-system swap_late "arc-standard + SWAP, SWAP only once the buffer is empty (not complete)"
-  produces nonprojective
-  root     left
-  lists    S, B
-  initial  ([root], [1..n])
-  terminal ([r], []) if is_root(r)
-  SHIFT : (S, b|B) => (S|b, B)
-  LEFT  : (S|i|j, B) => (S|j, B)  arc j -> i
-  RIGHT : (S|i|j, B) => (S|i, B)  arc i -> j
-  SWAP  : (S|i|j, B) => (S|j, i|B)  if i < j and not is_root(i) and empty(B)
-"""
+# the spec written from the paper, with SWAP only once the buffer is empty: not complete
+SWAP_LATE = (SWAP_FROM_SCRATCH.replace("my_swap", "swap_late")
+             .replace("written from the paper", "SWAP only once the buffer is empty (not complete)")
+             .replace("if i < j and not is_root(i)", "if i < j and not is_root(i) and empty(B)"))
 
 
 @pytest.fixture(scope="module")

@@ -574,7 +574,8 @@ class CostEmitter(GeneralDelta):
         return c
 
     def _class_after(self, case: ir.Case, names: dict[str, str], v: str, hs: str) -> str:
-        """A C expression for the class of bound token ``v`` after the case applies."""
+        """A C expression for the class of bound token ``v`` after the case applies (its end
+        bits, if the classes have any, compare it with the ends after, ``ea0``...)."""
         cl = self.classes
         var = next(k for k, n in names.items() if n == v)
         where = next((k for k, items in enumerate(case.result) for it in items
@@ -586,6 +587,8 @@ class CostEmitter(GeneralDelta):
                 if st.var == var and st.flag == f:
                     value = "1" if st.value.value else "0"
             expr = f"({expr} * 2 + {value})"
+        for k in range(len(cl.ends)):
+            expr = f"({expr} * 2 + ({v} == ea{k}))"
         if cl.uses_root:
             expr = f"({expr} * 2 + ({v} == s.root))"
         return expr

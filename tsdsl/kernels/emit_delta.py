@@ -310,7 +310,7 @@ class GeneralDelta:
             self.emit(f"ok{j} = 0 <= t{j} < s.ntok and {dup}" if j >= len(bound) else f"ok{j} = {dup}", 1)
             self.emit(f"cb{j} = s.cls[t{j}] if ok{j} else 0", 1)
             if j < len(bound):
-                self.emit(f"ca{j} = {self._class_after_general(case, names, v, j)}", 1)
+                self.emit(f"ca{j} = {self._class_after(case, names, v, self._hs_after(case, names, v))}", 1)
             else:
                 self.emit(f"ca{j} = (cb{j} & {~cl.end_mask & 0xFFFF}) | {ends_after.replace('T', f't{j}')}", 1)
         dr_of = (lambda h, d: f" + ({h} < {d})") if cl.n_dir == 2 else (lambda h, d: "")
@@ -343,25 +343,6 @@ class GeneralDelta:
             self._adjacency_delta(case, names, tok)
         self.emit("return delta", 1)
         self.emit()
-
-    def _class_after_general(self, case: ir.Case, names: dict[str, str], v: str, j: int) -> str:
-        """Bound token ``v``'s class after the case: list, head status, flags, ends, root."""
-        cl = self.classes
-        var = next(k for k, n in names.items() if n == v)
-        where = next((k for k, items in enumerate(case.result) for it in items
-                      if isinstance(it, ir.Tok) and it.var == var), -1)
-        expr = f"({where + 1} * 3 + {self._hs_after(case, names, v)})"
-        for f in cl.flags:
-            value = f"(s.tflag[{self.tflag_index[f]} * s.ntok + {v}] != 0)"
-            for st in case.sets:
-                if st.var == var and st.flag == f:
-                    value = "1" if st.value.value else "0"
-            expr = f"({expr} * 2 + {value})"
-        for k in range(len(cl.ends)):
-            expr = f"({expr} * 2 + ({v} == ea{k}))"
-        if cl.uses_root:
-            expr = f"({expr} * 2 + ({v} == s.root))"
-        return expr
 
     def _adjacency_delta(self, case: ir.Case, names: dict[str, str], tok: list[str]) -> None:
         """Corrections of the adjacent pairs in the case's windows: after minus before."""

@@ -83,9 +83,10 @@ def _symbol(item: ir.Item) -> tuple[str, str]:
     return ("rest", item.list)
 
 
-def _case_gap(system: ir.System, case: ir.Case, order: Sequence[int]) -> Optional[int]:
-    """The most tokens between the ends of an arc this case builds (0 without arcs), when
-    the case keeps the sequence order; None when it does not, or a gap is unbounded."""
+def _result_positions(system: ir.System, case: ir.Case, order: Sequence[int]):
+    """The matched sequence (the items of the lists in ``order``, end to end), each item's
+    place in it, and where each item of the case's result stood there; None when a result
+    item is not matched or an item appears twice."""
     names = [d.name for d in system.lists]
     matched = {m.list: m for m in case.match}
     before: list[tuple[str, str]] = []
@@ -101,9 +102,16 @@ def _case_gap(system: ir.System, case: ir.Case, order: Sequence[int]) -> Optiona
     where = {s: i for i, s in enumerate(before)}
     if any(s not in where for s in after):
         return None
-    pos = [where[s] for s in after]
-    if pos != sorted(pos):
+    return before, where, [where[s] for s in after]
+
+
+def _case_gap(system: ir.System, case: ir.Case, order: Sequence[int]) -> Optional[int]:
+    """The most tokens between the ends of an arc this case builds (0 without arcs), when
+    the case keeps the sequence order; None when it does not, or a gap is unbounded."""
+    found = _result_positions(system, case, order)
+    if found is None or found[2] != sorted(found[2]):
         return None
+    before, where, _ = found
     width = {}
     for m in case.match:
         for item in m.items:
@@ -352,23 +360,8 @@ def _case_reorders(system: ir.System, case: ir.Case, order: Sequence[int]) -> bo
     """Whether the case may change the order of the tokens in the sequence ``order`` (the
     result is not the matched items in their order, each at most once; a case this cannot
     tell counts as reordering)."""
-    names = [d.name for d in system.lists]
-    matched = {m.list: m for m in case.match}
-    before: list[tuple[str, str]] = []
-    for k in order:
-        m = matched.get(names[k])
-        before.extend(_symbol(i) for i in m.items) if m is not None else before.append(("rest", names[k]))
-    after: list[tuple[str, str]] = []
-    for k in order:
-        items = case.result[k] if k < len(case.result) else (ir.Rest(names[k]),)
-        after.extend(_symbol(i) for i in items)
-    if len(set(after)) != len(after) or len(set(before)) != len(before):
-        return True
-    where = {s: i for i, s in enumerate(before)}
-    if any(s not in where for s in after):
-        return True
-    pos = [where[s] for s in after]
-    return pos != sorted(pos)
+    found = _result_positions(system, case, order)
+    return found is None or found[2] != sorted(found[2])
 
 
 @lru_cache(maxsize=256)
