@@ -16,11 +16,12 @@ cdef extern from *:
     #define TSDSL_PREFETCH(p) ((void)0)
     #endif
     /* out[c] += row[c] for every output: the dense row add, most of a parse step's time.
-       Built for the widest vector unit the running CPU has (GCC picks the clone at load
-       time), so a kernel built once still runs on an older CPU sharing the cache.  Each
-       out[c] is one addition, as in the plain loop, so the sums are the same bit for bit. */
+       Built twice, for AVX2 and for any x86-64 (GCC picks the clone at load time), so a
+       kernel built once still runs on an older CPU sharing the cache (AVX-512 measured no
+       faster).  Each out[c] is one addition, as in the plain loop: the sums are the same
+       bit for bit. */
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-    __attribute__((target_clones("avx512f", "avx2", "default")))
+    __attribute__((target_clones("avx2", "default")))
     #endif
     static void tsdsl_add_row(float* __restrict out, const float* __restrict row, int C) {
         for (int c = 0; c < C; c++) out[c] += row[c];
