@@ -25,6 +25,7 @@ from tsdsl import Interpreter, load_system, load_system_text
 from tsdsl.kernels import compile_system
 from tsdsl.treebank.trees import is_tree
 from tsdsl.verify.coverage import DERIVABLE, NOT_DERIVABLE, compiled_search
+from tsdsl.verify.loss import find_derivation, projective_ranks
 from tsdsl.verify.planar import reordering
 from tsdsl.verify.strategies import trees
 from tsdsl.verify.verifier import verify_system
@@ -155,6 +156,8 @@ def test_the_guided_search_is_exact():
             verdict = compiled_search(system, ks, list(heads), 10 ** 6)
             assert verdict == (DERIVABLE if want is not None else NOT_DERIVABLE), heads
             verdicts.append(verdict)
+            # the interpreter's search, guided the same way, gives the same verdicts
+            assert (find_derivation(it, list(heads)) is not None) == (want is not None), heads
     assert DERIVABLE in verdicts and NOT_DERIVABLE in verdicts
 
 
@@ -164,3 +167,23 @@ def test_the_random_completeness_check_of_swap_decides_every_tree(swap):
     assert v.properties["completeness"].holds
     assert v.random_undecided == 0
     assert "undecided" not in v.properties["completeness"].detail
+
+
+def test_the_projective_ranks_are_the_in_order_traversal():
+    # 1 <- 2 -> 4 -> 3 under the root 0 (root left), and the same under a root on the right
+    assert projective_ranks([2, 0, 4, 2], 0) == {0: 0, 1: 1, 2: 2, 3: 3, 4: 4}
+    assert projective_ranks([3, 0, 2], 4) == {2: 0, 1: 1, 3: 2, 4: 3}
+    assert projective_ranks([0, 0], -1) == {-1: 0, 1: 1, 2: 2}  # a forest, in the order of its roots
+
+
+@settings(max_examples=20, deadline=None)
+@given(trees(min_n=8, max_n=25))
+def test_the_interpreters_search_is_guided_too(swap, gold):
+    """Without a compiler (``tsdsl verify --interpreted``, coverage without a kernel) the
+    interpreter's search decides SWAP trees as fast: the first path it tries is Nivre's
+    (2009) derivation, so a budget of a few configurations per step is enough (unguided it
+    wanders through orders of the words and runs out of much larger budgets)."""
+    system, _ = swap
+    it = Interpreter(system)
+    want = nivre_2009(list(gold))
+    assert find_derivation(it, list(gold), budget=4 * len(want) + 4) == want

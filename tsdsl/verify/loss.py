@@ -238,16 +238,82 @@ class LossSearch:
         return [a for a, v in self.costs(c).items() if v == 0]
 
 
+def projective_ranks(gold: Sequence[int], root: int) -> dict[int, int]:
+    """Each token's place in the gold tree's projective order (its in-order traversal: left
+    dependents, the head, right dependents; the root token is ``root``, -1 when the system
+    has none, and then each tree of the forest comes in the order of its root)."""
+    n = len(gold)
+    kids: dict[int, list[int]] = {t: [] for t in (root, *range(1, n + 1))}
+    for d, h in enumerate(gold, 1):
+        kids[root if h == 0 else h].append(d)
+    rank: dict[int, int] = {}
+    stack: list[tuple[int, bool]] = [(root, False)]
+    while stack:
+        t, visited = stack.pop()
+        if visited:
+            rank[t] = len(rank)
+            continue
+        stack.extend((k, False) for k in sorted((k for k in kids[t] if k > t), reverse=True))
+        stack.append((t, True))
+        stack.extend((k, False) for k in sorted((k for k in kids[t] if k < t), reverse=True))
+    return rank
+
+
+def _inversions_delta(parent: list[int], child: list[int], rank: dict[int, int]) -> int:
+    """Inversions of ``child`` minus those of ``parent`` against ``rank`` (the same tokens),
+    counted over the window where the two differ."""
+    f, last = 0, len(child) - 1
+    while f <= last and parent[f] == child[f]:
+        f += 1
+    if f > last:
+        return 0
+    while parent[last] == child[last]:
+        last -= 1
+    inv = 0
+    for i in range(f, last + 1):
+        for j in range(i + 1, last + 1):
+            inv += (rank[child[i]] > rank[child[j]]) - (rank[parent[i]] > rank[parent[j]])
+    return inv
+
+
 def find_derivation(it: Interpreter, gold: Sequence[int], *, budget: Optional[int] = None) -> Optional[list[str]]:
     """An action sequence deriving exactly ``gold``, or None when there is none.
 
     Depth-first through configurations whose lower bound is still 0, with failed
-    configurations memoized: the completeness check for long sentences.
+    configurations memoized: the completeness check for long sentences.  For a system whose
+    actions reorder tokens (:func:`~tsdsl.verify.planar.reordering`: SWAP) each
+    configuration tries the arcs first, then the reorderings that bring its lists closer to
+    the gold tree's projective order, then the others, then the reorderings that take them
+    further, as the compiled search's ``guide`` does: only the order changes, so the answer
+    is as exact.
 
     Raises:
         BudgetExceeded: more than ``budget`` configurations were expanded.
     """
+    from .planar import reordering  # planar reads the IR only; imported here to keep loss light
+
     search = LossSearch(it, gold, budget=budget)
+    guide = reordering(it.system)
+    if guide is not None:
+        order, kinds = guide
+        kind_of = {a.name: kinds[k] for k, a in enumerate(it.system.actions)}
+        rank: dict[int, int] = {}
+
+        def sequence(c: Config) -> list[int]:
+            return [t for k in order for t in c.lists[k]]
+
+        def bucket(parent: Config, child: Config, a: str) -> int:
+            kind = kind_of.get(a, 0)
+            if kind == 1:
+                return 0
+            if kind == 2:
+                p, q = sequence(parent), sequence(child)
+                if len(p) == len(q) and sorted(p) == sorted(q):
+                    if not rank:
+                        rank.update(projective_ranks(gold, parent.root))
+                    delta = _inversions_delta(p, q, rank)
+                    return 1 if delta < 0 else (3 if delta > 0 else 2)
+            return 2
     dead: set[tuple] = set()
     on_path: set[tuple] = set()
     path: list[str] = []
@@ -272,7 +338,8 @@ def find_derivation(it: Interpreter, gold: Sequence[int], *, budget: Optional[in
             it.apply(child, a)
             lb = search.lower_bound(child)
             if lb == 0:
-                children.append((search._order_key(child, lb, a), a, child))
+                key = search._order_key(child, lb, a)
+                children.append(((bucket(c, child, a), *key) if guide is not None else key, a, child))
         children.sort(key=lambda x: x[0])
         on_path.add(key)
         stack.append((key, children, [0]))
