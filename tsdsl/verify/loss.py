@@ -22,6 +22,7 @@ from typing import Optional, Sequence
 from .. import ir
 from ..errors import OracleError
 from ..interp import Config, Interpreter
+from .planar import reordering
 from .reach import pair_reachability
 from .space import state_key
 
@@ -290,8 +291,6 @@ def find_derivation(it: Interpreter, gold: Sequence[int], *, budget: Optional[in
     Raises:
         BudgetExceeded: more than ``budget`` configurations were expanded.
     """
-    from .planar import reordering  # planar reads the IR only; imported here to keep loss light
-
     search = LossSearch(it, gold, budget=budget)
     guide = reordering(it.system)
     if guide is not None:
