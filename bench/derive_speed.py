@@ -43,12 +43,10 @@ def measure(name: str, tb: str) -> dict:
     sys.path.insert(0, str(ROOT))
     from tsdsl.kernels import compile_system
     from tsdsl.lang import load_system
-    from tsdsl.learn.data import columns_of, make_batch
     from tsdsl.learn.derive import DEFAULT_BUDGET, targets_of
     from tsdsl.learn.engine import Engine
     from tsdsl.learn.features import default_features, load_features
-    from tsdsl.learn.outputs import build_outputs, unit_names
-    from tsdsl.learn.train import SEARCH_STEP_BUDGET, prepare_gold
+    from tsdsl.learn.train import SEARCH_STEP_BUDGET, gold_batch
     from tsdsl.kernels.compiled import Treebank
     from tsdsl.treebank.conllu import read_conllu
 
@@ -57,11 +55,7 @@ def measure(name: str, tb: str) -> dict:
     ks = compile_system(system, fallback=False)
     sentences = read_conllu(DATA / tb / "train.conllu", allow_multiple_roots=True)
     features = load_features(default_features(system), system)
-    trees, keep, lifted, _ = prepare_gold(system, sentences, "lift")
-    labels = sorted({l for _, ls in trees for l in ls})
-    outputs = build_outputs(system, unit_names(ks), labels)
-    batch = make_batch([columns_of(sentences[k]) for k in keep], features.token_attrs, trees,
-                       {l: k for k, l in enumerate(labels)})
+    outputs, batch, lifted = gold_batch(system, ks, sentences, features)
     words = batch.words
     lab = np.ascontiguousarray(batch.labels[:words])
     tbank = Treebank(np.ascontiguousarray(batch.heads[:words]), batch.offsets, lab, int(lab.max()) + 1)

@@ -21,12 +21,10 @@ from test_learn import SYSTEMS, generate_treebank, conllu_text  # noqa: F401
 from test_search_oracle import SEED_SPECS, random_heads, reference_derivation
 from tsdsl import Interpreter, load_system
 from tsdsl.kernels import compile_system
-from tsdsl.learn.data import columns_of, make_batch
 from tsdsl.learn.derive import search_oracle
 from tsdsl.learn.engine import Engine
 from tsdsl.learn.features import default_features, load_features
-from tsdsl.learn.outputs import build_outputs, unit_names
-from tsdsl.learn.train import prepare_gold
+from tsdsl.learn.train import gold_batch
 from tsdsl.treebank.conllu import parse_conllu
 
 
@@ -74,11 +72,7 @@ def test_free_actions_are_those_after_which_the_gold_tree_is_derivable(spec):
 def _batch(system, ks, text):
     sentences = parse_conllu(text, "<toy>")
     features = load_features(default_features(system), system)
-    trees, keep, _, _ = prepare_gold(system, sentences, "lift")
-    labels = sorted({l for _, ls in trees for l in ls})
-    outputs = build_outputs(system, unit_names(ks), labels)
-    batch = make_batch([columns_of(sentences[k]) for k in keep], features.token_attrs, trees,
-                       {l: k for k, l in enumerate(labels)})
+    outputs, batch, _ = gold_batch(system, ks, sentences, features)
     return features, outputs, batch
 
 

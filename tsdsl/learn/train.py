@@ -175,6 +175,18 @@ def prepare_gold(system, sentences: list[Sentence], nonproj: str):
     return trees, keep, lifted, skipped
 
 
+
+def gold_batch(system, kernel, sentences: list[Sentence], features, nonproj: str = "lift"):
+    """(outputs, batch, lifted arcs) for training on ``sentences`` with their gold tags: the gold trees
+    prepared as :func:`train` prepares them, every gold label an output (benchmarks and
+    tests that drive the learner directly; :func:`train` adds the tagger's columns)."""
+    trees, keep, lifted, _ = prepare_gold(system, sentences, nonproj)
+    labels = sorted({l for _, ls in trees for l in ls})
+    outputs = build_outputs(system, unit_names(kernel), labels)
+    batch = make_batch([columns_of(sentences[k]) for k in keep], features.token_attrs, trees,
+                       {l: k for k, l in enumerate(labels)})
+    return outputs, batch, lifted
+
 def attachment_scores(gold, heads, labels) -> tuple[float, float]:
     """UAS and LAS (universal labels, punctuation counted), as :func:`tsdsl.treebank.evaluate.evaluate`
     computes them, for trees held as lists."""
