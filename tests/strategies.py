@@ -301,3 +301,16 @@ def sparse_weight_tables(draw, *, hash_bits: int = 14, max_weights: int = 200):
     magnitude = st.floats(-3, 3).map(lambda e: 10.0 ** e)
     values = [draw(magnitude) * draw(st.sampled_from([-1, 1])) for _ in index]
     return SparseWeights(np.asarray(index, dtype=np.int64), np.asarray(values, dtype=np.float32), C)
+
+
+def tagged_sentences(words, *, max_len: int = 30, max_sentences: int = 6):
+    """Batches of 1..max_sentences random sentences, each 1..max_len (form, UPOS) pairs drawn
+    from ``words`` (e.g. those of a toy treebank), to parse with a model trained on it."""
+    return st.lists(st.lists(st.sampled_from(words), min_size=1, max_size=max_len), min_size=1,
+                    max_size=max_sentences)
+
+
+def columns_of_tagged(sentences) -> list[dict]:
+    """The column dicts a parser reads (form, upos; the rest ``_``) of :func:`tagged_sentences`."""
+    return [{"form": [w for w, _ in s], "upos": [p for _, p in s], "lemma": ["_"] * len(s), "xpos": ["_"] * len(s),
+             "feats": ["_"] * len(s)} for s in sentences]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
 
 from tsdsl.kernels import compile_system
 from tsdsl.lang import load_system
@@ -28,6 +28,8 @@ from tsdsl.learn.parser import Parser
 from tsdsl.learn.train import prepare_gold
 from tsdsl.treebank.conllu import read_conllu
 from tsdsl.treebank.trees import is_tree
+
+from strategies import columns_of_tagged, tagged_sentences
 
 REPO = Path(__file__).resolve().parent.parent
 TOY_TRAIN = REPO / "docs" / "examples" / "toy-train.conllu"
@@ -76,12 +78,10 @@ WORDS = sorted({(w, p) for s in read_conllu(TOY_TRAIN) for w, p in zip(s.forms, 
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=30), min_size=1, max_size=6))
+@given(tagged_sentences(WORDS))
 def test_cache_is_exact_on_random_sentences(model_dir, sentences):
     cached, fresh = _ENGINES.setdefault(str(model_dir), engines(model_dir))
-    cols = [{"form": [w for w, _ in s], "upos": [p for _, p in s], "lemma": ["_"] * len(s), "xpos": ["_"] * len(s),
-             "feats": ["_"] * len(s)} for s in sentences]
-    batch = make_batch(cols, cached.features.token_attrs)
+    batch = make_batch(columns_of_tagged(sentences), cached.features.token_attrs)
     a, b = cached.parse(batch), fresh.parse(batch)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     assert a[3] == 0  # no sentence stuck: every step had a legal instance

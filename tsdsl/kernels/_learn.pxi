@@ -5,6 +5,7 @@
 # token tables (tsdsl.learn.tokens).  Everything on the per-step path runs without the GIL.
 
 include "_model.pxi"  # features, scoring, perceptron updates, labeled costs, label notes
+include "_groups.pxi"  # scoring groups: sums greedy parsing keeps per anchor token
 include "_beam.pxi"
 
 
@@ -62,6 +63,12 @@ cdef class Learner:
     cdef int inst_local
     cdef public long long cache_hits, cache_misses
     cdef object sp_keep     # parsing: the sparse table's arrays (see set_sparse)
+    cdef object grp_keep    # the scoring groups' arrays (see set_groups)
+    cdef public bint group_check            # greedy parsing also scores every step from scratch
+    cdef public long long group_mismatches  # steps whose kept-sum scores differed (should be 0)
+    cdef const int* grp_anchor
+    cdef int grp_depth
+    cdef int grp_linear
 
     def __init__(self, object addresses, int n_addr, object atoms, int n_atom, object templates, int n_tpl,
                  object open_r, object cls, int C, object W, object live, unsigned int mask):
@@ -85,6 +92,16 @@ cdef class Learner:
         self.m.sp = NULL
         self.m.sp_dense = NULL
         self.sp_keep = None
+        self.m.gord = NULL
+        self.m.gstart = NULL
+        self.m.ngrp = 0
+        self.m.gbuf = NULL
+        self.grp_keep = None
+        self.group_check = False
+        self.group_mismatches = 0
+        self.grp_anchor = NULL
+        self.grp_depth = 0
+        self.grp_linear = 0
         self.m.sums.key = NULL
         self.m.sums.val = NULL
         self.m.sums.cap = 0
@@ -120,6 +137,7 @@ cdef class Learner:
             raise MemoryError()
 
     def __dealloc__(self):
+        free(self.m.gbuf)
         free(self.m.sums.key)
         free(self.m.sums.val)
         free(self.fx.at)
@@ -190,6 +208,43 @@ cdef class Learner:
         self.m.sp = <const WEntry*>en
         self.m.sp_dense = dn
         self.sp_keep = (refs, entries, dense)
+
+    def set_groups(self, object order, object starts, int ngrp, object anchors, int depth, int linear):
+        """Score in groups (see score() and _groups.pxi): order, int32, every template number
+        once, group by group; starts, int32 ngrp + 2, where each group begins in order (group
+        0, summed directly, then groups 1..ngrp) and the end; anchors, int32 2 * ngrp, the
+        (list, position) each group's addresses start at; depth, the most steps one of them
+        takes; linear, whether one steps to a sentence neighbour."""
+        cdef int nt = self.fx.n_tpl, k, g
+        cdef const int* od = int32_data(order, "group order", nt)
+        cdef const int* st = int32_data(starts, "group starts", ngrp + 2)
+        cdef const int* an = int32_data(anchors, "group anchors", 2 * ngrp)
+        cdef float* buf
+        if ngrp < 0 or st[0] != 0 or st[ngrp + 1] != nt or depth < 0:
+            raise ValueError("bad scoring groups")
+        for g in range(ngrp + 1):
+            if st[g + 1] < st[g] or (g > 0 and st[g + 1] == st[g]):
+                raise ValueError("bad scoring groups")
+        for g in range(ngrp):
+            if not 0 <= an[2 * g] < NLX or an[2 * g + 1] < 0:
+                raise ValueError("bad scoring group anchor")
+        seen = bytearray(nt)
+        for k in range(nt):
+            if not 0 <= od[k] < nt or seen[od[k]]:
+                raise ValueError("the group order must hold every template once")
+            seen[od[k]] = 1
+        buf = <float*>malloc(sizeof(float) * (self.m.C + 1))
+        if buf == NULL:
+            raise MemoryError()
+        free(self.m.gbuf)
+        self.m.gbuf = buf
+        self.m.gord = od
+        self.m.gstart = st
+        self.m.ngrp = ngrp
+        self.grp_anchor = an
+        self.grp_depth = depth
+        self.grp_linear = linear
+        self.grp_keep = (order, starts, anchors)
 
     cdef int need_dense(self) except -1:
         if self.m.W == NULL:
@@ -434,15 +489,21 @@ cdef class Learner:
         cdef int* before
         cdef float* sc
         cdef Model* m = &self.m
+        cdef GroupCache gc
+        cdef bint grouped = m.ngrp > 0
+        cdef bint check = self.group_check
+        cdef long long mismatches = 0
         if UNBOUNDED:
             raise ValueError("parsing needs a bounded action set")
         for si in range(n_sent):
             maxn = max(maxn, offsets[si + 1] - offsets[si])
         self.reserve(maxn)
+        if grouped and gc_open(&gc, m, self.grp_anchor, self.grp_depth, self.grp_linear, maxn) < 0:
+            raise MemoryError()
         smem = <char*>malloc(st_size(maxn))
         feats = <int*>malloc(sizeof(int) * (nf + 1))
         unit = <int*>malloc(sizeof(int) * (C + 1))
-        sc = <float*>malloc(sizeof(float) * (C + 1))
+        sc = <float*>malloc(sizeof(float) * (2 * C + 1))  # two rows: the self-check scores from scratch
         before = <int*>malloc(sizeof(int) * (maxn + 3))
         if HAS_UNLABELED:
             arcs = <size_t>(maxn + 2) * (maxn + 2) + 1
@@ -456,6 +517,8 @@ cdef class Learner:
                                                                                       and note_sc and unit_dep)):
             free(smem); free(feats); free(unit); free(sc); free(before)
             free(note_lab); free(note_step); free(note_sc); free(unit_dep)
+            if grouped:
+                gc_free(&gc)
             raise MemoryError()
         with nogil:
             for si in range(n_sent):
@@ -468,13 +531,23 @@ cdef class Learner:
                 self.fx.stride = stride
                 steps = 0
                 limit = step_limit(n)
+                if grouped:
+                    gc_sentence(&gc)
 
                 while not st_terminal(&s):
                     if steps >= limit or legal_classes(&s, m, unit) == 0:
                         n_stuck += 1
                         break
-                    extract(&s, &self.fx, m, feats)
-                    score(m, feats, nf, sc)
+                    if grouped:
+                        gc_score(&gc, &s, &self.fx, m, feats, sc)
+                        if check:  # the self-check tests use: the same scores from scratch
+                            extract(&s, &self.fx, m, feats)
+                            score(m, feats, nf, sc + C)
+                            if memcmp(sc, sc + C, sizeof(float) * C) != 0:
+                                mismatches += 1
+                    else:
+                        extract(&s, &self.fx, m, feats)
+                        score(m, feats, nf, sc)
                     p = -1
                     for c in range(C):
                         if unit[c] >= 0 and (p < 0 or sc[c] > sc[p]):
@@ -484,7 +557,11 @@ cdef class Learner:
                         stamp += 1
                     if nm_cap > 0:
                         memcpy(before, s.head, sizeof(int) * s.ntok)
+                    if grouped:
+                        gc_before(&gc, &s)
                     apply_legal(&s, unit[p], m.cls[p * CLS_W])
+                    if grouped:
+                        gc_after(&gc, &s)
                     if nm_cap > 0:
                         for d in range(1, n + 1):
                             if before[d] >= 0 and s.head[d] != before[d]:
@@ -504,6 +581,10 @@ cdef class Learner:
                         out_labels[off + d - 1] = note_lab[k] if note_step[k] >= first_stamp else -1
         free(smem); free(feats); free(unit); free(sc); free(before)
         free(note_lab); free(note_step); free(note_sc); free(unit_dep)
+        if grouped:
+            self.cache_hits, self.cache_misses = gc.hits, gc.misses
+            self.group_mismatches = mismatches
+            gc_free(&gc)
         return n_steps, n_stuck, n_nm
 
     cdef int _open_beam(self, Beam* w, int width, int maxn) except -1:

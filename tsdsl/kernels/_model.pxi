@@ -73,7 +73,7 @@ cdef struct WEntry:
 
 cdef struct Model:
     float* W                      # [buckets, C] weights (training; NULL when parsing from sp)
-    const unsigned int* sp_ref    # parsing: per bucket, where its weights are (see score_sparse), or NULL
+    const unsigned int* sp_ref    # parsing: per bucket, where its weights are (see add_rows_sparse), or NULL
     const WEntry* sp              #   sparse rows: (output, weight) pairs
     const float* sp_dense         #   dense rows: C weights each
     Sums sums                     # averaging sums (training only)
@@ -82,6 +82,10 @@ cdef struct Model:
     const int* cls                # CLS_W ints per output: label, units (-1 padded)
     double t                      # instances seen (averaged perceptron clock)
     const unsigned char* live     # [buckets]: 0 for rows known to be zero (parsing), or NULL
+    const int* gord               # scoring groups (see score): template numbers, group by group
+    const int* gstart             # group g is gord[gstart[g] .. gstart[g + 1]); group 0 is summed directly
+    int ngrp                      # groups after group 0 (0: the rows are added in template order)
+    float* gbuf                   # scratch: one group's sum (C floats)
 
 
 cdef inline bint tok_ok(const St* s, int t) noexcept nogil:
@@ -165,10 +169,17 @@ cdef inline int instance_token(const St* s, const Feats* fx, int kind, int lst, 
 
 cdef void extract_core(const St* s, Feats* fx, const Model* m, int* out) noexcept nogil:
     """As :func:`extract`, with the child tables (fx.kids, fx.sets) already computed for s."""
+    extract_atoms(s, fx)
+    hash_templates(fx, m, NULL, fx.n_tpl, out)
+
+
+cdef void extract_atoms(const St* s, Feats* fx) noexcept nogil:
+    """The token of every address (fx.at) and the value of every atom (fx.val) in s, with
+    the child tables already computed."""
     cdef int a, j, t, l, r, u, k, d
     cdef const int* ad
     cdef const int* at
-    cdef uint64_t h, v
+    cdef uint64_t v
     for a in range(fx.n_addr):
         ad = fx.addr + a * ADDR_W
         if ad[0] == 0:
@@ -214,7 +225,16 @@ cdef void extract_core(const St* s, Feats* fx, const Model* m, int* out) noexcep
                 d = t - u if t > u else u - t
                 v = <uint64_t>(FX_BASE + (d if d <= 5 else (6 if d <= 10 else 7)))
         fx.val[a] = v
-    for a in range(fx.n_tpl):
+
+
+cdef void hash_templates(const Feats* fx, const Model* m, const int* idx, int n, int* out) noexcept nogil:
+    """out[a]: the bucket of template a = idx[k] (idx NULL: a = k), k < n, from the atom
+    values of :func:`extract_atoms`."""
+    cdef int k, a, j
+    cdef const int* at
+    cdef uint64_t h
+    for k in range(n):
+        a = idx[k] if idx != NULL else k
         at = fx.tpl + a * TPL_W
         h = mix64(<uint64_t>(a + 1) * <uint64_t>0x9E3779B97F4A7C15ULL)
         for j in range(at[0]):
@@ -223,36 +243,37 @@ cdef void extract_core(const St* s, Feats* fx, const Model* m, int* out) noexcep
 
 
 cdef enum:
-    SCORE_CHUNK = 64   # features whose rows are looked up together (see score_sparse)
+    SCORE_CHUNK = 64   # features whose rows are looked up together (see add_rows_sparse)
     REF_SHIFT = 26     # a parse-time reference: count << REF_SHIFT | offset (tsdsl.learn.weights)
     REF_OFFSET = (1 << 26) - 1
     REF_DENSE = 63     # the count of a dense row
 
 
-cdef void score(const Model* m, const int* feats, int nf, float* out) noexcept nogil:
-    """out[c]: the sum of every feature's weight for output c.  Rows known to be zero (never
-    updated in training) are skipped: most of the table is cold, so each row read is a trip
-    to memory, and unseen feature values are common at parse time.  With a sparse table
-    (parsing, m.sp) only the stored non-zero weights are read: see score_sparse."""
-    cdef int f, c, C = m.C
+cdef void add_rows(const Model* m, const int* feats, const int* idx, int n, float* out) noexcept nogil:
+    """out[c] += the weight of feature feats[idx[k]] (idx NULL: feats[k]) for output c, for
+    k = 0 .. n - 1 in that order.  Rows known to be zero (never updated in training) are
+    skipped: most of the table is cold, so each row read is a trip to memory, and unseen
+    feature values are common at parse time.  With a sparse table (parsing, m.sp) only the
+    stored non-zero weights are read: see add_rows_sparse."""
+    cdef int k, f, c, C = m.C
     cdef const float* row
     if m.sp_ref != NULL:
-        score_sparse(m, feats, nf, out)
+        add_rows_sparse(m, feats, idx, n, out)
         return
-    for f in range(nf):  # rows are scattered over a large table: ask for all of them at once
-        if m.live == NULL or m.live[feats[f]]:
-            row = m.W + <size_t>feats[f] * C
+    for k in range(n):  # rows are scattered over a large table: ask for all of them at once
+        f = feats[idx[k] if idx != NULL else k]
+        if m.live == NULL or m.live[f]:
+            row = m.W + <size_t>f * C
             for c in range(0, C, 16):
                 TSDSL_PREFETCH(row + c)
-    for c in range(C):
-        out[c] = 0
-    for f in range(nf):
-        if m.live == NULL or m.live[feats[f]]:
-            tsdsl_add_row(out, m.W + <size_t>feats[f] * C, C)
+    for k in range(n):
+        f = feats[idx[k] if idx != NULL else k]
+        if m.live == NULL or m.live[f]:
+            tsdsl_add_row(out, m.W + <size_t>f * C, C)
 
 
-cdef void score_sparse(const Model* m, const int* feats, int nf, float* out) noexcept nogil:
-    """:func:`score` on the parse-time table (tsdsl.learn.weights.ParseTable): bucket b's
+cdef void add_rows_sparse(const Model* m, const int* feats, const int* idx, int n, float* out) noexcept nogil:
+    """:func:`add_rows` on the parse-time table (tsdsl.learn.weights.ParseTable): bucket b's
     reference r = m.sp_ref[b] holds count r >> REF_SHIFT and offset r & REF_OFFSET; a row
     of few weights is `count` (output, weight) pairs at m.sp + offset, a full one (count
     REF_DENSE) is C weights at m.sp_dense + offset * C.  A rarely seen feature's row is thus
@@ -260,20 +281,18 @@ cdef void score_sparse(const Model* m, const int* feats, int nf, float* out) noe
     vector.  The sums are the dense ones bit for bit: each out[c] adds the same non-zero
     weights in the same feature order (the dense path's other terms are +0.0).  Per chunk of
     features: read the references (prefetched first) and prefetch the rows, then add."""
-    cdef int f, k, b, n, c, C = m.C
+    cdef int f, k, b, q, c, C = m.C
     cdef unsigned int r
     cdef unsigned int ref[SCORE_CHUNK]
     cdef const WEntry* e
     cdef const float* row
-    for f in range(nf):
-        TSDSL_PREFETCH(m.sp_ref + feats[f])
-    for c in range(C):
-        out[c] = 0
+    for f in range(n):
+        TSDSL_PREFETCH(m.sp_ref + feats[idx[f] if idx != NULL else f])
     b = 0
-    while b < nf:
-        n = nf - b if nf - b < SCORE_CHUNK else SCORE_CHUNK
-        for f in range(n):
-            r = m.sp_ref[feats[b + f]]
+    while b < n:
+        q = n - b if n - b < SCORE_CHUNK else SCORE_CHUNK
+        for f in range(q):
+            r = m.sp_ref[feats[idx[b + f] if idx != NULL else b + f]]
             ref[f] = r
             if (r >> REF_SHIFT) == REF_DENSE:
                 row = m.sp_dense + <size_t>(r & REF_OFFSET) * C
@@ -281,7 +300,7 @@ cdef void score_sparse(const Model* m, const int* feats, int nf, float* out) noe
                     TSDSL_PREFETCH(row + c)
             elif r:
                 TSDSL_PREFETCH(m.sp + (r & REF_OFFSET))
-        for f in range(n):
+        for f in range(q):
             r = ref[f]
             if (r >> REF_SHIFT) == REF_DENSE:
                 tsdsl_add_row(out, m.sp_dense + <size_t>(r & REF_OFFSET) * C, C)
@@ -289,7 +308,32 @@ cdef void score_sparse(const Model* m, const int* feats, int nf, float* out) noe
                 e = m.sp + (r & REF_OFFSET)
                 for k in range(<int>(r >> REF_SHIFT)):
                     out[e[k].col] += e[k].w
-        b += n
+        b += q
+
+
+cdef inline void group_sum(const Model* m, const int* feats, int g, float* out) noexcept nogil:
+    """out = the sum of the rows of scoring group g's templates, from zero, in template order."""
+    memset(out, 0, sizeof(float) * m.C)
+    add_rows(m, feats, m.gord + m.gstart[g], m.gstart[g + 1] - m.gstart[g], out)
+
+
+cdef void score(const Model* m, const int* feats, int nf, float* out) noexcept nogil:
+    """out[c]: the sum of every feature's weight for output c.  Without scoring groups
+    (m.ngrp == 0) the rows are added in template order.  With them (see _groups.pxi) the
+    sum is fixed as: group 0's rows in template order, then each further group's own sum
+    (its rows from zero, in template order) added in group order.  That order makes a
+    group's sum a function of its feature buckets alone, so greedy parsing may keep it while
+    the tokens it reads stay the same, and every path (training, beam, cached or not) adds
+    the same numbers in the same order."""
+    cdef int g
+    memset(out, 0, sizeof(float) * m.C)
+    if m.ngrp == 0:
+        add_rows(m, feats, NULL, nf, out)
+        return
+    add_rows(m, feats, m.gord, m.gstart[1], out)
+    for g in range(1, m.ngrp + 1):
+        group_sum(m, feats, g, m.gbuf)
+        tsdsl_add_row(out, m.gbuf, m.C)
 
 
 cdef void update(Model* m, const int* feats, int nf, int c, float delta) noexcept nogil:

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import UsageError
 from .data import Batch
 from .outputs import Outputs
+from .scoring import scoring_groups
 from .weights import ParseTable, SparseWeights
 
 OPEN_R = {"R": 1, "L": 0}
@@ -28,7 +29,7 @@ class Engine:
         scores between steps where that is exact (:func:`instance_cache_exact`).  ``table``:
         parse from this sparse table (:func:`~tsdsl.learn.weights.parse_table`) instead of a
         dense one (no ``weights`` then; the parses are the same, see the kernel's
-        ``score_sparse``)."""
+        ``add_rows_sparse``)."""
         if not hasattr(kernel, "module") or not hasattr(kernel.module, "Learner"):
             raise UsageError("training and parsing need the compiled kernel (no C compiler was found)")
         self.kernel = kernel
@@ -61,6 +62,10 @@ class Engine:
         self.learner = kernel.module.Learner(
             self._addr, len(features.addresses), self._atom, len(features.atoms), self._tpl, len(features.templates),
             self._open, self._cls, C, self.W, None if train or table is not None else self.live, rows - 1)
+        self.groups = scoring_groups(features)
+        if self.groups.count:
+            g = self.groups
+            self.learner.set_groups(g.order, g.starts, g.count, g.anchors.reshape(-1), g.depth, int(g.linear))
         if table is not None:
             self._refs = np.ascontiguousarray(table.refs, dtype=np.uint32)
             self._entries = np.ascontiguousarray(table.entries, dtype=np.int32).reshape(-1)

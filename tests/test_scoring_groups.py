@@ -1,0 +1,182 @@
+"""Scoring groups: the sums greedy parsing keeps per anchor token (``_groups.pxi``).
+
+The kernel sums the rows of the templates that start at one list position (a group) on
+their own, and greedy parsing keeps that sum per token until an arc within the group's
+reach changes.  The kept sums must give the scores of ``score()`` recomputed from scratch
+bit for bit: with ``Learner.group_check`` set, greedy parsing recomputes every step's
+scores and counts the steps that differ.  These tests check that count is 0 for monotonic
+and non-monotonic Covington and for a feature file with deep and sentence-neighbour steps,
+on the toy treebank and on random sentences (Hypothesis); and that it is not 0 when the
+reach is cut short, so the check can fail.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from tsdsl.kernels import compile_system
+from tsdsl.lang import load_system
+from tsdsl.learn.data import columns_of, make_batch
+from tsdsl.learn.engine import Engine
+from tsdsl.learn.features import default_features, load_features
+from tsdsl.learn.outputs import build_outputs, unit_names
+from tsdsl.learn.scoring import MIN_GROUP, scoring_groups
+from tsdsl.treebank.conllu import read_conllu
+
+from strategies import columns_of_tagged, tagged_sentences
+
+REPO = Path(__file__).resolve().parent.parent
+TOY_TRAIN = REPO / "docs" / "examples" / "toy-train.conllu"
+TOY_DEV = REPO / "docs" / "examples" / "toy-dev.conllu"
+SYSTEMS = REPO / "systems"
+HASH_BITS = 12
+
+# templates that read arcs far from their anchor: the dependents of a child of the grandparent
+# (depth 3), the arcs of sentence neighbours (prev/next), a distance within one anchor; and
+# pairs across anchors
+DEEP = """templates:
+  - s0.w
+  - s0.p
+  - s0.h.p + s0.p
+  - s0.h2.lc1.vl
+  - s0.prev.l + s0.p
+  - s0.next.h.p
+  - s0.h.l + s0.vr
+  - s0.p + dist(s0,s0.h)
+  - b0.w
+  - b0.p
+  - b0.lc1.p + b0.p
+  - b0.prev.l + b0.next.p
+  - b0.lcc.l + b0.sl
+  - s0.p + b0.p
+  - s0.w + b0.w
+  - s1.p + s0.p + b0.p
+"""
+
+
+LABELS = sorted({lab for s in read_conllu(TOY_TRAIN) for lab in s.deprels})
+
+
+def random_engine(spec: str, features: str | None, tmp: Path, seed: int = 1) -> Engine:
+    """The system bound to random weights, every row non-zero: any change of a feature bucket
+    changes the scores, so a stale kept sum cannot go unseen (a trained model's rows for rare
+    conjunctions are mostly zero)."""
+    system = load_system(SYSTEMS / spec)
+    if features is None:
+        fs = load_features(default_features(system), system)
+    else:
+        path = tmp / "f.yaml"
+        path.write_text(features, encoding="utf-8")
+        fs = load_features(path, system)
+    kernel = compile_system(system, fallback=False)
+    outputs = build_outputs(system, unit_names(kernel), LABELS)
+    rng = np.random.default_rng(seed)
+    weights = rng.standard_normal((1 << HASH_BITS, len(outputs))).astype(np.float32)
+    return Engine(kernel, fs, outputs, HASH_BITS, weights=weights)
+
+
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory) -> dict[str, Engine]:
+    tmp = tmp_path_factory.mktemp("groups")
+    return {"covington": random_engine("covington.ts", None, tmp),
+            "covington-nm": random_engine("covington-nm.ts", None, tmp),
+            "covington-deep": random_engine("covington.ts", DEEP, tmp),
+            "arc-eager": random_engine("arc-eager.ts", None, tmp)}
+
+
+def checked_parse(engine: Engine, batch) -> tuple[int, int, int]:
+    """Parse greedily with the self-check on: (steps whose kept sums differed, hits, misses)."""
+    learner = engine.learner
+    learner.group_check = True
+    try:
+        engine.parse(batch, beam=1)
+    finally:
+        learner.group_check = False
+    return learner.group_mismatches, learner.cache_hits, learner.cache_misses
+
+
+def toy_batch(engine: Engine, path: Path = TOY_DEV):
+    return make_batch([columns_of(s) for s in read_conllu(path)], engine.features.token_attrs)
+
+
+def test_covington_groups():
+    system = load_system(SYSTEMS / "covington.ts")
+    features = load_features(default_features(system), system)
+    g = scoring_groups(features)
+    names = features.template_names
+    assert sorted(g.order.tolist()) == list(range(len(names)))
+    assert g.starts[0] == 0 and g.starts[-1] == len(names) and len(g.starts) == g.count + 2
+    groups = [[names[t] for t in g.order[g.starts[k]:g.starts[k + 1]]] for k in range(g.count + 1)]
+    assert all(len(members) >= MIN_GROUP for members in groups[1:])
+    lists = [d.name for d in system.lists]
+    anchors = [(lists[a], p) for a, p in g.anchors.tolist()]
+    by_anchor = dict(zip(anchors, groups[1:]))
+    focus = by_anchor[(lists[0], 0)]  # s0: the last of λ1
+    assert {"s0.w", "s0.h.p", "s0.lcc.l", "s0.h2.w"} <= set(focus)
+    assert all(name.count("b0") == 0 and "CL" not in name for name in focus)
+    direct = set(groups[0])
+    assert {"s0.w+b0.w", "CL.p", "s0.p+dist(s0,b0)"} <= direct  # two anchors, or none
+    assert g.depth == 2 and not g.linear  # h2: two steps; no prev/next
+
+
+def test_deep_groups_reach_and_neighbours(tmp_path):
+    system = load_system(SYSTEMS / "covington.ts")
+    feats = tmp_path / "f.yaml"
+    feats.write_text(DEEP, encoding="utf-8")
+    g = scoring_groups(load_features(feats, system))
+    assert g.count == 2  # s0 (8 templates) and b0 (5); s1 has one template, summed directly
+    assert g.depth == 3 and g.linear
+    assert g.starts[1] == 3  # the two-anchor pairs and the lone s1 template
+
+
+@pytest.mark.parametrize("name", ["covington", "covington-nm", "covington-deep", "arc-eager"])
+def test_kept_sums_are_the_scores_from_scratch(engines, name):
+    engine = engines[name]
+    mismatches, hits, misses = checked_parse(engine, toy_batch(engine))
+    assert mismatches == 0
+    assert hits > 0 and misses > 0
+
+
+@pytest.mark.parametrize("name, cut", [("covington", "depth"), ("covington-nm", "depth"),
+                                       ("covington-deep", "neighbours")])
+def test_the_check_fails_when_the_reach_is_cut(engines, name, cut):
+    """With one step less of reach, or without the sentence neighbours, some kept sums go
+    stale: the self-check sees it, so the zero above means something."""
+    engine = engines[name]
+    g = engine.groups
+    assert g.linear or cut == "depth"
+    learner = engine.learner
+    depth, linear = (g.depth - 1, int(g.linear)) if cut == "depth" else (g.depth, 0)
+    learner.set_groups(g.order, g.starts, g.count, g.anchors.reshape(-1), depth, linear)
+    try:
+        mismatches, _, _ = checked_parse(engine, toy_batch(engine, TOY_TRAIN))
+    finally:
+        learner.set_groups(g.order, g.starts, g.count, g.anchors.reshape(-1), g.depth, int(g.linear))
+    assert mismatches > 0
+
+
+def test_kept_sums_parse_as_recomputed_sums(engines):
+    """Greedy parsing (kept sums) and beam search of width 1 (every score from scratch) build
+    the same trees."""
+    engine = engines["covington-nm"]
+    batch = toy_batch(engine)
+    heads, labels = (np.empty(batch.words + 1, dtype=np.int32) for _ in range(2))
+    engine.learner.parse_beam(batch.offsets, batch.tokens, 1, heads, labels)
+    greedy = engine.parse(batch, beam=1)
+    assert np.array_equal(greedy[0], heads[:batch.words]) and np.array_equal(greedy[1], labels[:batch.words])
+
+
+WORDS = sorted({(w, p) for s in read_conllu(TOY_TRAIN) for w, p in zip(s.forms, s.upos)})
+
+
+@settings(max_examples=30, deadline=None)
+@given(tagged_sentences(WORDS))
+def test_kept_sums_are_exact_on_random_sentences(engines, sentences):
+    for name in ("covington-nm", "covington-deep"):
+        engine = engines[name]
+        batch = make_batch(columns_of_tagged(sentences), engine.features.token_attrs)
+        assert checked_parse(engine, batch)[0] == 0
