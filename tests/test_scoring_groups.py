@@ -149,13 +149,12 @@ def test_the_check_fails_when_the_reach_is_cut(engines, name, cut):
     engine = engines[name]
     g = engine.groups
     assert g.linear or cut == "depth"
-    learner = engine.learner
-    depth, linear = (g.depth - 1, int(g.linear)) if cut == "depth" else (g.depth, 0)
-    learner.set_groups(g.order, g.starts, g.count, g.anchors.reshape(-1), depth, linear)
+    depth, linear = (g.depth - 1, g.linear) if cut == "depth" else (g.depth, False)
+    engine.bind_groups(depth=depth, linear=linear)
     try:
         mismatches, _, _ = checked_parse(engine, toy_batch(engine, TOY_TRAIN))
     finally:
-        learner.set_groups(g.order, g.starts, g.count, g.anchors.reshape(-1), g.depth, int(g.linear))
+        engine.bind_groups()
     assert mismatches > 0
 
 

@@ -64,8 +64,7 @@ class Engine:
             self._open, self._cls, C, self.W, None if train or table is not None else self.live, rows - 1)
         self.groups = scoring_groups(features)
         if self.groups.count:
-            g = self.groups
-            self.learner.set_groups(g.order, g.starts, g.count, g.anchors.reshape(-1), g.depth, int(g.linear))
+            self.bind_groups()
         if table is not None:
             self._refs = np.ascontiguousarray(table.refs, dtype=np.uint32)
             self._entries = np.ascontiguousarray(table.entries, dtype=np.int32).reshape(-1)
@@ -76,6 +75,13 @@ class Engine:
             self._bases = np.ascontiguousarray(features.instance_bases, dtype=np.int32).reshape(-1)
             self.cached = bool(cache and instance_cache_exact(kernel.system, features))
             self.learner.set_instances(self._bases, len(self._bases) // 3, int(self.cached))
+
+    def bind_groups(self, *, depth: Optional[int] = None, linear: Optional[bool] = None) -> None:
+        """Give the kernel the scoring groups (:mod:`~tsdsl.learn.scoring`); ``depth`` and
+        ``linear`` replace their reach (the tests cut it short to see the self-check fail)."""
+        g = self.groups
+        self.learner.set_groups(g.order, g.starts, g.count, np.ascontiguousarray(g.anchors.reshape(-1)),
+                                g.depth if depth is None else depth, int(g.linear if linear is None else linear))
 
     def averaged(self) -> SparseWeights:
         """The averaged-perceptron weights (training), sparse: every weight ever updated,
