@@ -27,7 +27,7 @@ from tsdsl.learn.engine import Engine
 from tsdsl.learn.features import default_features, load_features
 from tsdsl.learn.model import load
 from tsdsl.learn.outputs import build_outputs, unit_names
-from tsdsl.learn.parser import Parser, already_trees, bind, load_parser
+from tsdsl.learn.parser import Parser, already_trees, bind, finished_heads, load_parser
 from tsdsl.treebank.conllu import read_conllu
 from tsdsl.treebank.trees import is_tree
 
@@ -178,3 +178,22 @@ def test_already_trees_agrees_with_is_tree(sentences):
     heads = np.asarray([h for s in sentences for h in s], dtype=np.int32)
     got = already_trees(heads, offsets).tolist()
     assert got == [bool(s) and is_tree([None if h < 0 else h for h in s]) for s in sentences]
+
+
+@settings(deadline=None)
+@given(st.sampled_from(["covington.ts", "arc-eager.ts", "easy-first.ts"]),
+       st.lists(st.lists(st.integers(-1, 8), max_size=8), max_size=6))
+def test_finished_heads_is_the_end_of_parse_rule(spec, sentences):
+    """The batch form of the end-of-parse rule (which lets a sentence it makes a tree skip the
+    repair) against System.finish, sentence by sentence."""
+    system = load_system(REPO / "systems" / spec)
+    offsets = np.zeros(len(sentences) + 1, dtype=np.int32)
+    np.cumsum([len(s) for s in sentences], out=offsets[1:])
+    heads = np.asarray([h for s in sentences for h in s], dtype=np.int32)
+    got = finished_heads(system.headless_rule, heads, offsets).tolist()
+    want = []
+    for s in sentences:
+        hs, ls = list(s), [None] * len(s)
+        system.finish(hs, ls)
+        want += [-1 if h is None or h < 0 else h for h in hs]
+    assert got == want

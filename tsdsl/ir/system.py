@@ -69,11 +69,21 @@ class System:
     def param_dict(self) -> dict[str, Optional[int]]:
         return dict(self.params)
 
+    @property
+    def headless_rule(self) -> Optional[str]:
+        """Which headless words the end-of-parse rule attaches to the root: ``"all"`` (with
+        ``finally attach headless to root``), ``"single"`` (a rootless system: the headless
+        word when it is the only one), or None."""
+        if self.attach_headless_to_root:
+            return "all"
+        return "single" if self.root == "none" else None
+
     def finish(self, heads: list, labels: list, root_label: str = "root") -> None:
         """Apply the system's end-of-parse rule to an output (CoNLL-U numbering, None or a
-        negative head for none), in place: with ``finally attach headless to root`` every
-        headless word, and in a rootless system a single headless word, gets head 0."""
+        negative head for none), in place: the words :attr:`headless_rule` names get head 0
+        and ``root_label``."""
         headless = [k for k, h in enumerate(heads) if h is None or h < 0]
-        if (self.root == "none" and len(headless) == 1) or self.attach_headless_to_root:
+        rule = self.headless_rule
+        if rule == "all" or (rule == "single" and len(headless) == 1):
             for k in headless:
                 heads[k], labels[k] = 0, root_label

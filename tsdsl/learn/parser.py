@@ -232,9 +232,10 @@ class Parser(_TagColumns):
         names = self.model.labels
         root_label = self.model.root_label
         offs = batch.offsets
-        whole = already_trees(h, offs).tolist()
         total = batch.words
-        hl, ll = h[:total].tolist(), l[:total].tolist()
+        h = finished_heads(self.model.system.headless_rule, h[:total], offs)
+        whole = already_trees(h, offs).tolist()
+        hl, ll = h.tolist(), l[:total].tolist()
         n_names = len(names)
         # the labels of a sentence that is a tree already, for the whole batch at once: the
         # model's name, else the root label on a root arc, else the fallback
@@ -275,6 +276,26 @@ class Parser(_TagColumns):
         if events is not None:
             stats.nonmonotonic = [tuple(int(x) for x in row) for row in events]
         return heads_out, labels_out, stats
+
+
+def finished_heads(rule: Optional[str], heads: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The heads of a parsed batch (CoNLL-U numbering, -1: none; sentence i is
+    heads[offsets[i]:offsets[i + 1]]) after the system's end-of-parse rule
+    (:meth:`~tsdsl.ir.System.finish`; ``rule`` is its :attr:`~tsdsl.ir.System.headless_rule`),
+    for the whole batch at once: so that a sentence the rule makes a tree takes the fast path
+    of :meth:`Parser.parse_columns`.  The words it attaches have no label yet; they get the
+    root label there, as ``finish`` gives them."""
+    heads = np.array(heads, dtype=np.int64)
+    headless = heads < 0
+    if rule == "all":
+        heads[headless] = 0
+    elif rule == "single" and len(heads):
+        lengths = np.diff(offsets)
+        full = lengths > 0
+        count = np.zeros(len(lengths), dtype=np.int64)
+        count[full] = np.add.reduceat(headless.astype(np.int64), offsets[:-1][full])
+        heads[headless & np.repeat(count == 1, lengths)] = 0
+    return heads
 
 
 def already_trees(heads: np.ndarray, offsets: np.ndarray) -> np.ndarray:
