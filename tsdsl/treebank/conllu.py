@@ -235,15 +235,14 @@ class Sentence:
         lines = list(self.lines)
         words = self.words
         join = "\t".join
-        for w, k, hs, ls in zip(words, self.word_index, head_texts, label_texts):
-            f = w.fields
-            raw = lines[k]
-            if raw[-1:] == "\n":
-                lines[k] = join(f[:6] + (hs, ls) + f[8:]) + ("\r\n" if raw[-2:] == "\r\n" else "\n")
-            else:
-                lines[k] = join(f[:6] + (hs, ls) + f[8:])  # 6, 8: HEAD_COL, DEPREL_COL + 1
-        if words and self.lines[self.word_index[0]][:1] == "\ufeff":  # the file's BOM, kept in its raw line
-            lines[self.word_index[0]] = "\ufeff" + lines[self.word_index[0]]
+        head_col, deprel_col = HEAD_COL, DEPREL_COL
+        for k, hs, ls in zip(self.word_index, head_texts, label_texts):
+            # a word line is its 10 fields joined by tabs, then its terminator (and the file's
+            # BOM before the first line): splitting off the first 8 fields keeps the rest as is
+            parts = lines[k].split("\t", 8)
+            parts[head_col] = hs
+            parts[deprel_col] = ls
+            lines[k] = join(parts)
         out = object.__new__(Sentence)
         object.__setattr__(out, "__dict__", {"lines": tuple(lines), "word_index": self.word_index, "file": self.file,
                                              "line": self.line, _PENDING: (words, head_texts, label_texts)})
