@@ -485,7 +485,11 @@ cdef class Learner:
         cdef St s
         cdef char* smem
         cdef int* feats
-        cdef int* unit
+        cdef int* ubuf
+        cdef const int* unit = NULL
+        cdef const int* legal = NULL
+        cdef int n_legal
+        cdef LegalMemo lm
         cdef int* before
         cdef float* sc
         cdef Model* m = &self.m
@@ -502,7 +506,7 @@ cdef class Learner:
             raise MemoryError()
         smem = <char*>malloc(st_size(maxn))
         feats = <int*>malloc(sizeof(int) * (nf + 1))
-        unit = <int*>malloc(sizeof(int) * (C + 1))
+        ubuf = <int*>malloc(sizeof(int) * (2 * C + 1))
         sc = <float*>malloc(sizeof(float) * (2 * C + 1))  # two rows: the self-check scores from scratch
         before = <int*>malloc(sizeof(int) * (maxn + 3))
         if HAS_UNLABELED:
@@ -513,14 +517,15 @@ cdef class Learner:
             unit_dep = <int*>malloc(sizeof(int) * 2 * (N_ACTIONS + 1))
             if note_step:
                 memset(note_step, 0xFF, sizeof(int) * arcs)  # -1: no stamp
-        if not (smem and feats and unit and sc and before) or (HAS_UNLABELED and not (note_lab and note_step
+        if not (smem and feats and ubuf and sc and before) or (HAS_UNLABELED and not (note_lab and note_step
                                                                                       and note_sc and unit_dep)):
-            free(smem); free(feats); free(unit); free(sc); free(before)
+            free(smem); free(feats); free(ubuf); free(sc); free(before)
             free(note_lab); free(note_step); free(note_sc); free(unit_dep)
             if grouped:
                 gc_free(&gc)
             raise MemoryError()
         with nogil:
+            memo_open(&lm)
             for si in range(n_sent):
                 off = offsets[si]
                 n = offsets[si + 1] - off
@@ -535,7 +540,8 @@ cdef class Learner:
                     gc_sentence(&gc)
 
                 while not st_terminal(&s):
-                    if steps >= limit or legal_classes(&s, m, unit) == 0:
+                    n_legal = legal_outputs(&lm, &s, m, ubuf, &unit, &legal) if steps < limit else 0
+                    if n_legal == 0:
                         n_stuck += 1
                         break
                     if grouped:
@@ -548,10 +554,10 @@ cdef class Learner:
                     else:
                         extract(&s, &self.fx, m, feats)
                         score(m, feats, nf, sc)
-                    p = -1
-                    for c in range(C):
-                        if unit[c] >= 0 and (p < 0 or sc[c] > sc[p]):
-                            p = c
+                    p = legal[0]  # the first best-scoring legal output
+                    for k in range(1, n_legal):
+                        if sc[legal[k]] > sc[p]:
+                            p = legal[k]
                     if HAS_UNLABELED:
                         note_labels(&s, m, unit, sc, stamp, note_lab, note_step, note_sc, unit_dep)
                         stamp += 1
@@ -579,7 +585,8 @@ cdef class Learner:
                         # a note of this sentence (stamps only grow), else none
                         k = s.head[d] * s.ntok + d
                         out_labels[off + d - 1] = note_lab[k] if note_step[k] >= first_stamp else -1
-        free(smem); free(feats); free(unit); free(sc); free(before)
+            memo_free(&lm)
+        free(smem); free(feats); free(ubuf); free(sc); free(before)
         free(note_lab); free(note_step); free(note_sc); free(unit_dep)
         if grouped:
             self.cache_hits, self.cache_misses = gc.hits, gc.misses

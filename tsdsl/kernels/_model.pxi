@@ -352,10 +352,16 @@ cdef int legal_classes(St* s, const Model* m, int* unit) noexcept nogil:
     """unit[c]: the unit output c stands for in s (its first legal unit), -1 when c is not
     legal; returns how many are legal.  Each unit's guard is evaluated once."""
     cdef unsigned char ok[N_ACTIONS + 1]
-    cdef const int* row
-    cdef int a, c, j, u, count = 0
+    cdef int a
     for a in range(N_ACTIONS):
         ok[a] = a < s.nact and valid_nt(s, a)
+    return units_of_outputs(ok, m, unit)
+
+
+cdef int units_of_outputs(const unsigned char* ok, const Model* m, int* unit) noexcept nogil:
+    """:func:`legal_classes` given which units are legal (ok[a])."""
+    cdef const int* row
+    cdef int a, c, j, u, count = 0
     for c in range(m.C):
         row = m.cls + c * CLS_W
         u = -1
@@ -369,6 +375,78 @@ cdef int legal_classes(St* s, const Model* m, int* unit) noexcept nogil:
         unit[c] = u
         count += u >= 0
     return count
+
+
+cdef enum:
+    MEMO_UNITS = 12    # greedy parsing memoizes the legal outputs of systems with at most this many units
+
+
+cdef struct LegalMemo:
+    int** unit         # per legality pattern (bit a: unit a legal): legal_classes's C ints, then the
+                       #   legal outputs in increasing order (count of them); NULL: not seen
+    int* count         # per pattern: how many outputs are legal
+    int on             # 0: not memoized (too many units, or out of memory)
+
+
+cdef void memo_open(LegalMemo* lm) noexcept nogil:
+    """Greedy parsing sees few legality patterns (which units apply): each pattern's outputs
+    are worked out once, instead of every output's units at every step."""
+    lm.on = N_ACTIONS <= MEMO_UNITS
+    lm.unit = NULL
+    lm.count = NULL
+    if lm.on:
+        lm.unit = <int**>calloc(1 << N_ACTIONS, sizeof(int*))
+        lm.count = <int*>calloc(1 << N_ACTIONS, sizeof(int))
+        lm.on = lm.unit != NULL and lm.count != NULL
+
+
+cdef void memo_free(LegalMemo* lm) noexcept nogil:
+    cdef int k
+    if lm.unit != NULL:
+        for k in range(1 << N_ACTIONS):
+            free(lm.unit[k])
+    free(lm.unit)
+    free(lm.count)
+    lm.unit = NULL
+    lm.count = NULL
+    lm.on = 0
+
+
+cdef int legal_outputs(LegalMemo* lm, St* s, const Model* m, int* scratch, const int** unit,
+                       const int** legal) noexcept nogil:
+    """:func:`legal_classes` of s into ``unit`` and its legal outputs, in increasing order, into
+    ``legal``; returns how many.  The memoized rows of s's legality pattern, or ``scratch``
+    (2 C ints) when not memoized."""
+    cdef unsigned char ok[N_ACTIONS + 1]
+    cdef int a, pattern = 0
+    cdef int* row
+    for a in range(N_ACTIONS):
+        ok[a] = a < s.nact and valid_nt(s, a)
+        pattern |= ok[a] << a
+    row = lm.unit[pattern] if lm.on else NULL
+    if row == NULL:
+        row = <int*>malloc(sizeof(int) * (2 * m.C + 1)) if lm.on else NULL
+        if row == NULL:
+            row = scratch
+        a = units_of_outputs(ok, m, row)
+        list_legal(row, m.C, row + m.C)
+        if row == scratch:
+            unit[0] = row
+            legal[0] = row + m.C
+            return a
+        lm.count[pattern] = a
+        lm.unit[pattern] = row
+    unit[0] = row
+    legal[0] = row + m.C
+    return lm.count[pattern]
+
+
+cdef inline void list_legal(const int* unit, int C, int* out) noexcept nogil:
+    cdef int c, k = 0
+    for c in range(C):
+        if unit[c] >= 0:
+            out[k] = c
+            k += 1
 
 
 cdef void class_costs(St* s, St* tmp, const Model* m, int ol, const int* unit, int* urow, int* out) noexcept nogil:
