@@ -168,6 +168,21 @@ def test_a_parse_only_learner_refuses_to_train(toy_model, kernels, dev_batches):
         parser.engine.learner.train_greedy(heads, heads, batch.offsets, batch.tokens, order, 0, 0, 0.0, 1)
 
 
+@settings(deadline=None, max_examples=20)
+@given(seed=st.integers(0, 2**32 - 1), density=st.sampled_from([0.02, 0.2]),
+       name=st.sampled_from(sorted(n for n in SYSTEMS if n != "easy-first")))
+def test_legal_outputs_memo_parses_as_every_step_worked_out(kernels, dev_batches, seed, density, name):
+    """Greedy parsing takes the legal outputs from a memo per legality pattern; with the memo
+    off (every output's units worked out at every step, as before) the parses are the same."""
+    kernel, features, outputs = kernels[name]
+    engine = Engine(kernel, features, outputs, HASH_BITS,
+                    weights=wt.dense(random_weights(seed, len(outputs), density, 0.05), HASH_BITS))
+    memo = engine.parse(dev_batches[name])
+    engine.learner.legal_memo = False
+    plain = engine.parse(dev_batches[name])
+    assert np.array_equal(memo[0], plain[0]) and np.array_equal(memo[1], plain[1]) and memo[2:4] == plain[2:4]
+
+
 @settings(deadline=None)
 @given(st.lists(st.lists(st.integers(-2, 8), max_size=8), max_size=6))
 def test_already_trees_agrees_with_is_tree(sentences):

@@ -66,6 +66,7 @@ cdef class Learner:
     cdef object grp_keep    # the scoring groups' arrays (see set_groups)
     cdef public bint group_check            # greedy parsing also scores every step from scratch
     cdef public long long group_mismatches  # steps whose kept-sum scores differed (should be 0)
+    cdef public bint legal_memo             # greedy parsing memoizes legal outputs per pattern (legal_outputs)
     cdef const int* grp_anchor
     cdef int grp_depth
     cdef int grp_linear
@@ -99,6 +100,7 @@ cdef class Learner:
         self.grp_keep = None
         self.group_check = False
         self.group_mismatches = 0
+        self.legal_memo = True
         self.grp_anchor = NULL
         self.grp_depth = 0
         self.grp_linear = 0
@@ -490,6 +492,7 @@ cdef class Learner:
         cdef const int* legal = NULL
         cdef int n_legal
         cdef LegalMemo lm
+        cdef bint memo = self.legal_memo
         cdef int* before
         cdef float* sc
         cdef Model* m = &self.m
@@ -525,7 +528,7 @@ cdef class Learner:
                 gc_free(&gc)
             raise MemoryError()
         with nogil:
-            memo_open(&lm)
+            memo_open(&lm, memo)
             for si in range(n_sent):
                 off = offsets[si]
                 n = offsets[si + 1] - off

@@ -388,10 +388,11 @@ cdef struct LegalMemo:
     int on             # 0: not memoized (too many units, or out of memory)
 
 
-cdef void memo_open(LegalMemo* lm) noexcept nogil:
+cdef void memo_open(LegalMemo* lm, bint wanted) noexcept nogil:
     """Greedy parsing sees few legality patterns (which units apply): each pattern's outputs
-    are worked out once, instead of every output's units at every step."""
-    lm.on = N_ACTIONS <= MEMO_UNITS
+    are worked out once, instead of every output's units at every step (unless not wanted,
+    or the system has more than MEMO_UNITS units)."""
+    lm.on = wanted and N_ACTIONS <= MEMO_UNITS
     lm.unit = NULL
     lm.count = NULL
     if lm.on:
