@@ -99,14 +99,15 @@ def dev_batches(kernels):
             for name, (_, f, _) in kernels.items()}
 
 
-def random_weights(seed: int, C: int, density: float, full_rows: float) -> wt.StoredWeights:
+def random_weights(seed: int, C: int, density: float, full_rows: float, magnitudes=(-2, 2)) -> wt.StoredWeights:
     """Random float16 weights: each row empty, sparse (about ``density`` of its outputs) or,
-    with probability ``full_rows``, full; values of mixed signs and magnitudes."""
+    with probability ``full_rows``, full; values of mixed signs and magnitudes (powers of
+    ten in ``magnitudes``)."""
     rng = np.random.default_rng(seed)
     rows = 1 << HASH_BITS
     mask = rng.random((rows, C)) < density
     mask[rng.random(rows) < full_rows] = True
-    table = np.where(mask, rng.standard_normal((rows, C)) * 10.0 ** rng.integers(-2, 2, (rows, C)), 0)
+    table = np.where(mask, rng.standard_normal((rows, C)) * 10.0 ** rng.integers(*magnitudes, (rows, C)), 0)
     return wt.store(wt.SparseWeights.from_dense(table.astype(np.float32)), "float16")
 
 
@@ -166,6 +167,19 @@ def test_a_parse_only_learner_refuses_to_train(toy_model, kernels, dev_batches):
     heads = np.zeros(batch.words + 1, dtype=np.int32)
     with pytest.raises(ValueError, match="dense weight table"):
         parser.engine.learner.train_greedy(heads, heads, batch.offsets, batch.tokens, order, 0, 0, 0.0, 1)
+
+
+@settings(deadline=None, max_examples=10)
+@given(seed=st.integers(0, 2**32 - 1), name=st.sampled_from(sorted(SYSTEMS)))
+def test_float16_rows_widen_exactly(kernels, dev_batches, seed, name):
+    """The dense rows of float16 weights stay float16 in the parse table and are widened as
+    they are added: tiny weights (float16 subnormals, 1e-7 to 1e-5) and signed zeros decide
+    the parses here, so a wrong widening would show."""
+    kernel, features, outputs = kernels[name]
+    stored = random_weights(seed, len(outputs), 0.3, 0.3, magnitudes=(-7, -4))
+    assert wt.parse_table(stored, HASH_BITS).dense.dtype == np.float16
+    assert np.any(np.abs(stored.values.astype(np.float32)) < 6.1e-5)  # some are subnormal
+    same_parses(kernel, features, outputs, stored, dev_batches[name])
 
 
 @settings(deadline=None, max_examples=20)

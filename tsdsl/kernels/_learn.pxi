@@ -92,6 +92,7 @@ cdef class Learner:
         self.m.sp_ref = NULL
         self.m.sp = NULL
         self.m.sp_dense = NULL
+        self.m.sp_dense16 = NULL
         self.sp_keep = None
         self.m.gord = NULL
         self.m.gstart = NULL
@@ -187,13 +188,14 @@ cdef class Learner:
     def set_sparse(self, object refs, object entries, int n_entries, object dense, int n_dense):
         """Parse from the parse-time table of tsdsl.learn.weights.ParseTable instead of W:
         refs uint32 per bucket (count << 26 | offset), entries int32 (output, float32 bits
-        of the weight) pairs, dense float32 rows of C weights.  Every reference is checked
+        of the weight) pairs, dense float32 (or float16) rows of C weights.  Every reference is checked
         against the arrays here.  Training needs W (see :meth:`need_dense`)."""
         cdef Py_ssize_t rows = <Py_ssize_t>self.m.mask + 1
         cdef const unsigned int* rf = <const unsigned int*>array_data(refs, "row references", "IL", 4, rows, False)
         cdef const int* en = int32_data(entries, "sparse weights", 2 * <Py_ssize_t>n_entries)
-        cdef const float* dn = <const float*>array_data(dense, "dense rows", "f", 4,
-                                                        <Py_ssize_t>n_dense * self.m.C, False)
+        cdef bint half = getattr(dense, "dtype", None) is not None and dense.dtype.itemsize == 2
+        cdef const void* dn = array_data(dense, "dense rows", "e" if half else "f", 2 if half else 4,
+                                         <Py_ssize_t>n_dense * self.m.C, False)
         cdef Py_ssize_t b
         cdef unsigned int r, cnt, off
         cdef int k
@@ -208,7 +210,8 @@ cdef class Learner:
                 raise ValueError(f"sparse weights: output {en[2 * k]} out of range")
         self.m.sp_ref = rf
         self.m.sp = <const WEntry*>en
-        self.m.sp_dense = dn
+        self.m.sp_dense = NULL if half else <const float*>dn
+        self.m.sp_dense16 = <const unsigned short*>dn if half else NULL
         self.sp_keep = (refs, entries, dense)
 
     def set_groups(self, object order, object starts, int ngrp, object anchors, int depth, int linear):

@@ -159,11 +159,12 @@ class ParseTable:
     a fuller row (``count == REF_DENSE``) is row ``offset`` of ``dense``, all outputs.
     A rarely seen feature's row is a handful of weights, one cache line instead of
     ``outputs`` floats; a frequent feature's row (most outputs trained) is added as a
-    vector, as the dense table would."""
+    vector, as the dense table would.  The dense rows of float16 weights stay float16
+    (half the bytes to read per step; each weight widens to the same float32)."""
 
     refs: np.ndarray      # uint32 [2**hash_bits]
     entries: np.ndarray   # int32 [sparse weights, 2]: output, float32 bits of the weight
-    dense: np.ndarray     # float32 [dense rows, outputs]
+    dense: np.ndarray     # float32 [dense rows, outputs], or float16 when every weight is one (exactly)
 
     @property
     def size(self) -> int:
@@ -187,7 +188,10 @@ def parse_table(stored: StoredWeights, hash_bits: int, dense_from: int = DENSE_F
     entries[:, 0] = cols[~in_dense]
     entries[:, 1] = weights.values[~in_dense].astype(np.float32).view(np.int32)
     dense_id = np.cumsum(full) - 1
-    table = np.zeros((int(full.sum()), C), dtype=np.float32)
+    # float16 weights (scale 1) keep their dense rows as float16: the kernel widens each to the
+    # same float32 as it adds it, so the sums are the same, from half the bytes
+    half = stored.precision == "float16" and bool(np.all(stored.scale == 1))
+    table = np.zeros((int(full.sum()), C), dtype=np.float16 if half else np.float32)
     table[dense_id[row_of_weight[in_dense]], cols[in_dense]] = weights.values[in_dense]
     sparse_counts = np.where(full, 0, counts)
     offsets = np.concatenate(([0], np.cumsum(sparse_counts)[:-1])) if len(rows) else np.zeros(0, np.int64)
