@@ -170,16 +170,20 @@ def test_a_parse_only_learner_refuses_to_train(toy_model, kernels, dev_batches):
 
 
 @settings(deadline=None, max_examples=10)
-@given(seed=st.integers(0, 2**32 - 1), name=st.sampled_from(sorted(SYSTEMS)))
-def test_float16_rows_widen_exactly(kernels, dev_batches, seed, name):
+@given(seed=st.integers(0, 2**32 - 1), name=st.sampled_from(sorted(SYSTEMS)), f16c=st.booleans())
+def test_float16_rows_widen_exactly(kernels, dev_batches, seed, name, f16c):
     """The dense rows of float16 weights stay float16 in the parse table and are widened as
-    they are added: tiny weights (float16 subnormals, 1e-7 to 1e-5) and signed zeros decide
-    the parses here, so a wrong widening would show."""
+    they are added, by F16C or by hand: tiny weights (float16 subnormals, 1e-7 to 1e-5) and
+    signed zeros decide the parses here, so a wrong widening would show."""
     kernel, features, outputs = kernels[name]
     stored = random_weights(seed, len(outputs), 0.3, 0.3, magnitudes=(-7, -4))
     assert wt.parse_table(stored, HASH_BITS).dense.dtype == np.float16
     assert np.any(np.abs(stored.values.astype(np.float32)) < 6.1e-5)  # some are subnormal
-    same_parses(kernel, features, outputs, stored, dev_batches[name])
+    kernel.module.float16_widening(f16c)
+    try:
+        same_parses(kernel, features, outputs, stored, dev_batches[name])
+    finally:
+        kernel.module.float16_widening(True)
 
 
 @settings(deadline=None, max_examples=20)

@@ -51,14 +51,24 @@ cdef extern from *:
             __m256 w = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(row + c)));
             _mm256_storeu_ps(out + c, _mm256_add_ps(_mm256_loadu_ps(out + c), w));
         }
-        for (; c < C; c++) out[c] += tsdsl_half_to_float(row[c]);
+        for (; c < C; c++) out[c] += _cvtsh_ss(row[c]);
     }
     #endif
+    static int tsdsl_f16c = -1;  /* 1: the F16C path; 0: by hand; -1: not decided yet (see below) */
+    static int tsdsl_use_f16c(int wanted) {
+        /* wanted 1: the F16C path if the CPU has it; 0: by hand (the tests use it); -1: keep */
+    #ifdef TSDSL_F16C
+        if (wanted >= 0 || tsdsl_f16c < 0)
+            tsdsl_f16c = wanted != 0 && __builtin_cpu_supports("avx2") ? 1 : 0;
+    #else
+        tsdsl_f16c = 0;
+    #endif
+        return tsdsl_f16c;
+    }
     static void tsdsl_add_row16(float* __restrict out, const unsigned short* __restrict row, int C) {
     #ifdef TSDSL_F16C
-        static int f16c = -1;  /* decided once; a race would store the same value */
-        if (f16c < 0) f16c = __builtin_cpu_supports("avx2") ? 1 : 0;
-        if (f16c) { tsdsl_add_row16_f16c(out, row, C); return; }
+        if (tsdsl_f16c < 0) tsdsl_use_f16c(1);  /* decided once; a race would store the same value */
+        if (tsdsl_f16c) { tsdsl_add_row16_f16c(out, row, C); return; }
     #endif
         for (int c = 0; c < C; c++) out[c] += tsdsl_half_to_float(row[c]);
     }
@@ -66,6 +76,13 @@ cdef extern from *:
     void TSDSL_PREFETCH(const void* p) noexcept nogil
     void tsdsl_add_row(float* out, const float* row, int C) noexcept nogil
     void tsdsl_add_row16(float* out, const unsigned short* row, int C) noexcept nogil
+    int tsdsl_use_f16c(int wanted) noexcept nogil
+
+
+def float16_widening(object f16c=None):
+    """How float16 dense rows are widened: True (the default) by F16C when the CPU has AVX2,
+    False by hand (the tests check both); returns whether F16C is used."""
+    return bool(tsdsl_use_f16c(-1 if f16c is None else (1 if f16c else 0)))
 
 
 cdef enum:
