@@ -156,6 +156,33 @@ def test_oracle_pass_takes_the_interpreters_actions(kernels, stem):
     assert res.heads.tolist() == heads
 
 
+@pytest.mark.parametrize("labeled", [False, True])
+def test_oracle_pass_counts_past_a_short_log(kernels, labeled):
+    """With a log too short for the treebank, the pass writes what fits, still counts every
+    transition (and sentence start) and says it overflowed; the wrapper then retries."""
+    it, ks = kernels["arc-eager"]
+    golds = [[2, 0, 2, 3], [0, 1, 1], [3, 3, 0, 3, 4]]
+    labels = [[0, 1, 2, 0], [1, 2, 2], [2, 0, 1, 1, 0]] if labeled else None
+    full = ks.oracle_pass(golds, labels, n_labels=3 if labeled else 0)
+    tb = ks.pack(golds, labels, 3 if labeled else 0)
+    n_sent, words = len(golds), len(tb.heads)
+    for cap in (0, 5, full.transitions - 1, full.transitions):
+        acts = np.full(cap + 1, -7, np.int32)
+        labs = np.full(cap + 1, -7, np.int32)
+        heads = np.empty(words, np.int32)
+        starts = np.empty(n_sent + 1, np.int32)
+        T, stuck, bad_s, bad_w, overflow = ks.module.oracle_pass(
+            tb.heads, tb.offsets, n_sent, tb.labels if labeled else None, 3 if labeled else 0,
+            ks.loss_index(None, None), acts, labs, cap, heads, None, 0, starts)
+        assert (T, stuck, bad_w) == (full.transitions, 0, 0)
+        assert overflow == (cap < full.transitions)
+        assert acts[:cap].tolist() == full.actions[:cap].tolist() and acts[cap] == -7
+        if labeled:
+            assert labs[:cap].tolist() == full.labels[:cap].tolist()
+        assert starts.tolist() == full.starts.tolist()
+        assert heads.tolist() == full.heads.tolist()
+
+
 def it_output_heads(it: Interpreter, gold: list[int]) -> list[int]:
     c = it.initial(len(gold))
     for a in _interpreter_pass(it, gold):

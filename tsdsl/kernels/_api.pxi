@@ -304,6 +304,35 @@ def info():
             "unbounded": bool(UNBOUNDED), "labeled": [bool(LABELED[a]) for a in range(N_ACTIONS)]}
 
 
+cdef Py_ssize_t follow_oracle_nt(St* sp, St* tmp, int ol, int base, int limit, int* log, Py_ssize_t T,
+                                 Py_ssize_t cap, int* stuck) noexcept nogil:
+    """The unlabeled oracle pass over one sentence from state sp: at each step the first
+    legal action of zero cost is applied and logged at log[T] (while T < cap); returns the
+    new T, with stuck[0] = 1 when no action costs 0 or the step limit is reached.
+
+    It steps a copy of the state held in this function's locals, written back at the end:
+    the copy's address reaches no other function, so the compiler may keep its list ends
+    and array pointers in registers across the stores of a step (a state reached through
+    a pointer must be re-read after every store, as a char store may alias it)."""
+    cdef St s = sp[0]
+    cdef int steps = 0, best
+    stuck[0] = 0
+    while not st_terminal(&s):
+        if steps >= limit:
+            stuck[0] = 1
+            break
+        best = oracle_step_nt(&s, tmp, ol, base)
+        if best < 0:
+            stuck[0] = 1
+            break
+        if T < cap:
+            log[T] = best
+        T += 1
+        steps += 1
+    sp[0] = s
+    return T
+
+
 def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gold_labels, int n_labels,
                 int ol, object action_log, object label_log, Py_ssize_t cap, object final_heads,
                 object atab=None, int nact=0, object sentence_starts=None):
@@ -335,7 +364,6 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
     cdef int n, off, maxn = 0, a, lab, best, best_lab, h, d, lc, steps, limit, headless, bad, k, ph, base
     cdef long long stuck = 0, bad_sents = 0, bad_words = 0
     cdef bint labeled = n_labels > 0 and labels != NULL
-    cdef bint overflow = False
     cdef St s, tmp
     cdef int* blk
     cdef char* smem
@@ -386,47 +414,40 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
             # the loss of the state, for costs by scratch copy: computed once a sentence, as
             # every action the unlabeled pass takes costs 0 and so leaves it unchanged
             base = 0 if labeled or not NEEDS_SCRATCH_STATE else loss_of(&s, ol)
-            while not st_terminal(&s):
+            if not labeled:  # fused: costs in action order, the first zero applied at once
+                T = follow_oracle_nt(&s, &tmp, ol, base, limit, out_actions, T, cap, &k)
+                stuck += k
+            while labeled and not st_terminal(&s):
                 if steps >= limit:
                     stuck += 1
                     break
                 best = -1
                 best_lab = -1
-                if not labeled:
-                    # fused: costs in action order, the first zero applied at once
-                    best = oracle_step_nt(&s, &tmp, ol, base)
-                    if best < 0:
-                        stuck += 1
-                        break
-                else:
-                    all_costs_nt(&s, &tmp, ol, row)
-                    k = 0
-                    for a in range(nact):
-                        if row[a] == ILLEGAL:
-                            continue
-                        if labeled_of(&s, a) and arc_of(&s, a, &h, &d):
-                            for lab in range(n_labels):
-                                lc = row[a] + (1 if (s.gold[d] == h and s.glab[d] != lab) else 0)
-                                lrow[k] = lc
-                                k += 1
-                                if lc == 0 and best < 0:
-                                    best = a
-                                    best_lab = lab
-                        else:
-                            lrow[k] = row[a]
+                all_costs_nt(&s, &tmp, ol, row)
+                k = 0
+                for a in range(nact):
+                    if row[a] == ILLEGAL:
+                        continue
+                    if labeled_of(&s, a) and arc_of(&s, a, &h, &d):
+                        for lab in range(n_labels):
+                            lc = row[a] + (1 if (s.gold[d] == h and s.glab[d] != lab) else 0)
+                            lrow[k] = lc
                             k += 1
-                            if row[a] == 0 and best < 0:
+                            if lc == 0 and best < 0:
                                 best = a
-                    if best < 0:
-                        stuck += 1
-                        break
-                    apply_legal(&s, best, best_lab)
+                                best_lab = lab
+                    else:
+                        lrow[k] = row[a]
+                        k += 1
+                        if row[a] == 0 and best < 0:
+                            best = a
+                if best < 0:
+                    stuck += 1
+                    break
+                apply_legal(&s, best, best_lab)
                 if T < cap:
                     out_actions[T] = best
-                    if labeled:
-                        out_labels[T] = best_lab
-                else:
-                    overflow = True
+                    out_labels[T] = best_lab
                 T += 1
                 steps += 1
             headless = 0
@@ -448,4 +469,4 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
     free(blk)
     free(row)
     free(lrow)
-    return T, stuck, bad_sents, bad_words, overflow
+    return T, stuck, bad_sents, bad_words, T > cap
