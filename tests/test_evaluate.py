@@ -124,6 +124,21 @@ def test_hand_computed_scores(tmp_path):
     assert s.uas.score == pytest.approx(10 / 15) and s.las.score == pytest.approx(9 / 15)
 
 
+def test_untagged_gold_leaves_out_punct_relations():
+    """Without gold UPOS the gold relation decides: the same counts as the tagged file.  A
+    word tagged other than PUNCT stays in the count whatever its relation (gold UPOS first)."""
+    untagged = "".join(line.replace("\tPUNCT\t", "\t_\t") for line in GOLD.splitlines(keepends=True))
+    assert "PUNCT" not in untagged
+    tagged = evaluate(parse_conllu(GOLD), parse_conllu(PRED, require_heads=False, allow_multiple_roots=True))
+    plain = evaluate(parse_conllu(untagged), parse_conllu(PRED, require_heads=False, allow_multiple_roots=True))
+    assert plain.punctuation == tagged.punctuation == 2
+    assert (plain.las_no_punct.correct, plain.las_no_punct.total) == (tagged.las_no_punct.correct, 13)
+    relabeled = untagged.replace(w(9, "!", "_", 1, "punct"), w(9, "!", "SYM", 1, "punct"))
+    assert relabeled != untagged
+    assert evaluate(parse_conllu(relabeled), parse_conllu(PRED, require_heads=False,
+                                                          allow_multiple_roots=True)).punctuation == 1
+
+
 def test_api_on_parsed_sentences_names_the_files():
     gold = parse_conllu(GOLD, file="g.conllu")
     pred = parse_conllu(PRED, file="p.conllu", require_heads=False, allow_multiple_roots=True)

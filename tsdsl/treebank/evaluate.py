@@ -7,7 +7,8 @@ same words (gold tokenization) and returns :class:`Scores`:
   *universal* part of DEPREL (before the first ``:``), exactly as the CoNLL 2018
   shared task script ``conll18_ud_eval.py`` does, so on files with the same
   tokenization both give the same counts; ``las_full`` compares whole labels.
-* The same three without punctuation: words whose *gold* UPOS is ``PUNCT``.
+* The same three without punctuation: words whose *gold* UPOS is ``PUNCT`` (where the gold
+  UPOS is ``_``, whose gold relation is ``punct``).
 * CUR, crossing-arc recall: of the gold arcs that cross another gold arc (the
   root arc included, with the root at position 0), the share whose dependent
   gets the gold head.
@@ -40,6 +41,16 @@ __all__ = [
 ]
 
 PUNCT_UPOS = "PUNCT"
+PUNCT_RELATION = "punct"
+
+
+def is_punctuation(word) -> bool:
+    """Whether a gold word counts as punctuation: its UPOS is PUNCT; in a gold file without
+    UPOS (``_``), its universal relation is ``punct`` instead, so that the "without
+    punctuation" scores of an untagged gold file still leave punctuation out."""
+    if word.upos == "_":
+        return universal_label(word.deprel) == PUNCT_RELATION
+    return word.upos == PUNCT_UPOS
 
 LENGTH_BINS: tuple[tuple[str, int, Optional[int]], ...] = (
     ("1", 1, 1), ("2", 2, 2), ("3-6", 3, 6), ("7+", 7, None),
@@ -244,7 +255,7 @@ def evaluate(gold_sentences: Iterable[Sentence], pred_sentences: Iterable[Senten
             c["uas"] += head_ok
             c["las"] += univ_ok
             c["las_full"] += full_ok
-            if gw.upos != PUNCT_UPOS:
+            if not is_punctuation(gw):
                 c["words_np"] += 1
                 c["uas_np"] += head_ok
                 c["las_np"] += univ_ok
