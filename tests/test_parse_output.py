@@ -255,3 +255,13 @@ def test_parse_sentences_matches_the_per_word_pipeline(toy):
     assert [p.deprels for p in parsed] == [tuple(ls) for ls in labels]
     assert parsed == expected
     assert stats.words == sum(s.n for s in sentences)
+
+
+@pytest.mark.parametrize("beam", [0, -3])
+def test_a_beam_under_one_is_refused(toy, beam):
+    """`tsdsl parse --beam 0` used to parse greedily without a word; train refuses it too."""
+    from tsdsl.treebank.conllu import read_conllu
+
+    parser = load_parser(toy / "model")
+    with pytest.raises(UsageError, match="--beam must be at least 1"):
+        parser.parse_sentences(read_conllu(toy / "dev.conllu")[:2], beam=beam)

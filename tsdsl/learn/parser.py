@@ -224,6 +224,8 @@ class Parser(_TagColumns):
         t0 = time.perf_counter()
         batch = make_batch(columns, self.model.features.token_attrs)
         width = self.beam if beam is None else beam
+        if width < 1:
+            raise UsageError(f"--beam must be at least 1, not {width}")
         if log_nonmonotonic and width > 1:
             raise UsageError("the non-monotonic log (--nm-log) is kept by greedy parsing only; use --beam 1")
         h, l, steps, stuck, events = self.engine.parse(batch, beam=width, log_nonmonotonic=log_nonmonotonic)
