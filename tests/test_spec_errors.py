@@ -82,6 +82,10 @@ ROWS = [
     Row("syntax/missing-expression", "system x\ncapacity\n", "TS100", "bad.ts:2:9",
         r"^a number or parameter expression is expected \(unexpected end of line\)"),
     Row("syntax/stray-character", CP + "L = ← @\n", "TS100", "bad.ts:5:7", r"^unexpected character '@'$"),
+    Row("syntax/keyword-typo", RW + "produce projective\n", "TS100", "bad.ts:7:9",
+        r"unexpected 'projective'; did you mean the keyword `produces`\?$"),
+    Row("syntax/no-hint-for-a-name", RW + "REDUCE projective\n", "TS100", "bad.ts:7:8",
+        r"^unexpected 'projective'$"),
     Row("syntax/bad-escape", "system x\ncite \"Nivre\\x4 2003\"\n", "TS100", "bad.ts:2:12",
         r"^bad escape `\\x` in a string"),
     Row("syntax/nested-too-deeply", "system x\nparam N = " + "(" * 60 + "1" + ")" * 60 + "\nSHIFT = +\n",
@@ -237,6 +241,8 @@ ROWS = [
     # ---- extends and drop (TS216, TS217) ---------------------------------------------------------------
     Row("extends/missing-file", {"bad.ts": "system x\nextends \"no-such-parent.ts\"\nSHIFT = +\n"}, "TS216", "bad.ts:2:1",
         r"^cannot find the extended spec 'no-such-parent\.ts'$"),
+    Row("extends/missing-file-alone", {"bad.ts": "system x\nextends \"arc-eagr.ts\"\n"}, "TS216", "bad.ts:2:1",
+        r"^cannot find the extended spec 'arc-eagr\.ts'; did you mean `arc-eager`\?$"),  # not "no transitions" too
     Row("extends/cycle", {"a.ts": CP + "extends \"bad.ts\"\n", "bad.ts": "system x\nextends \"a.ts\"\n"},
         "TS216", "bad.ts:2:1", r"^`extends` cycle through 'a\.ts'$"),
     Row("extends/self", {"bad.ts": CP + "extends \"bad.ts\"\n"}, "TS216", "bad.ts:5:1",

@@ -33,7 +33,8 @@ def lower_system(ctx: Context) -> Optional[ir.System]:
     if cp and rules:
         ctx.err(codes.MIXED_STYLES, "a system uses either control-parameter transitions (NAME = ...) or rewrite rules "
                 "(NAME : ...), not both", rules[0].span)
-    if not m.transitions:
+    if not m.transitions and not any(d.code == codes.EXTENDS for d in ctx.sink.items):
+        # (a parent spec that could not be read is the error: its transitions are missing)
         ctx.err(codes.NO_TRANSITIONS, "the system has no transitions", m.header_span)
     for f in m.flags.values():
         if f.index is not None and f.index != "token":
