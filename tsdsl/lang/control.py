@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import ir
+from ..errors import UsageError
 from . import codes
 from . import syntax as S
 from .context import Context
@@ -28,28 +29,36 @@ PERIPHERIES = {"left": "left", "l": "left", "right": "right", "r": "right", "na"
 MAX_CAPACITY = 64  # a finite K beyond this is rejected (K = inf instantiates per sentence instead)
 
 
+def _bad_setting(ctx: Context, code: str, message: str, key: str, short: str, value) -> None:
+    """Report a capacity, distance or start out of range: against the `--set` option that gave
+    it (a usage error), else against the spec's line (or its header when the line is absent)."""
+    given = [k for k in (short, key) if k in ctx.overrides]
+    if given:
+        raise UsageError(f"--set {given[0]}={value}: {message}")
+    ctx.err(code, message, ctx.m.singles[key].span if key in ctx.m.singles else ctx.m.header_span)
+
+
 def lower_control(ctx: Context, cp: list[S.CPTransition], common: dict, multihead: bool, root: str):
     """The IR system of a control-parameter spec: lists O and U, and each transition
     instantiated for capacity K and distance D (or, with K = inf, as action families)."""
     sv = ctx.setting_values
     K = sv.get("capacity", 2)
     D = sv.get("distance", 1)
-    span_of = lambda key: ctx.m.singles[key].span if key in ctx.m.singles else ctx.m.header_span
     if "capacity" in sv and K is not None and K < 1:
-        ctx.err(codes.BAD_CAPACITY, f"capacity K must be at least 1, not {K}", span_of("capacity"))
+        _bad_setting(ctx, codes.BAD_CAPACITY, f"capacity K must be at least 1, not {K}", "capacity", "K", K)
         K = 2
     elif K is not None and K > MAX_CAPACITY:  # K*K actions: a huge K would hang the checker
-        ctx.err(codes.BAD_CAPACITY, f"capacity K must be at most {MAX_CAPACITY}, not {K} (write `capacity inf` for an "
-                "unbounded capacity)", span_of("capacity"))
+        _bad_setting(ctx, codes.BAD_CAPACITY, f"capacity K must be at most {MAX_CAPACITY}, not {K} (write `capacity "
+                     "inf` for an unbounded capacity)", "capacity", "K", K)
         K = 2
     if D is None:
         D = 10**9
     elif D < 1:
-        ctx.err(codes.BAD_DISTANCE, f"distance D must be at least 1, not {D}", span_of("distance"))
+        _bad_setting(ctx, codes.BAD_DISTANCE, f"distance D must be at least 1, not {D}", "distance", "D", D)
         D = 1
     start = sv.get("start", K)
     if start is not None and start < 0:
-        ctx.err(codes.BAD_CAPACITY, f"start must be at least 0, not {start}", span_of("start"))
+        _bad_setting(ctx, codes.BAD_CAPACITY, f"start must be at least 0, not {start}", "start", "start", start)
         start = 0
     reading = "active"
     if "periphery" in ctx.m.singles:
