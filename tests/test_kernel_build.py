@@ -116,11 +116,17 @@ def test_a_nasty_spec_compiles_and_agrees_with_the_interpreter(tmp_path):
         assert ks.output(k) == it.output(c)
 
 
-def test_second_compile_is_a_cache_hit(tmp_path):
+def test_second_compile_is_a_cache_hit(tmp_path, monkeypatch):
+    from tsdsl.kernels import build as build_module
+
+    told = []
+    monkeypatch.setattr(build_module, "BUILD_NOTICES", [told.append])
     spec = ROOT / "systems" / "arc-eager.ts"
     first = compile_system(spec, cache_dir=tmp_path, fallback=False)
     second = compile_system(spec, cache_dir=tmp_path, fallback=False)
     assert second.built.cached and second.built.directory == first.built.directory
+    # the compile (not the cache hit) was announced, naming the system and the cache
+    assert told == [f"compiling the kernel of arc_eager (once: it is cached in {tmp_path})"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".build-")]
 
 

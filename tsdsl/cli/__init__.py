@@ -15,6 +15,7 @@ from typing import Optional, Sequence
 
 from .._version import __version__
 from ..errors import TsdslError, UsageError
+from ..kernels.build import BUILD_NOTICES
 from .base import COMMANDS, parse_overrides
 from . import specs, checks, parsers, pictures  # noqa: F401, E402  (defining the commands registers them, in this order)
 
@@ -38,6 +39,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING, format="%(message)s")
+    notice = _build_notice(args)
     try:
         return args.func(args)
     except TsdslError as exc:
@@ -55,3 +57,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    finally:
+        if notice is not None:
+            BUILD_NOTICES.remove(notice)
+
+
+def _build_notice(args):
+    """On a terminal (and without --quiet), say when a kernel is compiled: a first run of a spec
+    waits seconds to a minute for it, which would otherwise pass in silence.  Returns the
+    hook registered in BUILD_NOTICES (None: none)."""
+    if getattr(args, "quiet", False) or not sys.stderr.isatty():
+        return None
+    notice = lambda message: print(f"tsdsl: {message} ...", file=sys.stderr, flush=True)
+    BUILD_NOTICES.append(notice)
+    return notice

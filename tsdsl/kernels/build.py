@@ -27,7 +27,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 from .. import ir
 from .._version import __version__
@@ -92,6 +92,11 @@ def _compiler() -> Optional[str]:
     return shutil.which(words[0]) if words else None
 
 
+BUILD_NOTICES: list[Callable[[str], None]] = []
+"""Told (a one-line message) when a kernel is about to be compiled, not taken from the cache:
+a first build takes seconds to a minute, so the command line says so (see tsdsl.cli.main)."""
+
+
 @dataclass(frozen=True)
 class Built:
     """A kernel on disk: its directory, module name and extension file."""
@@ -119,6 +124,8 @@ def build(gen: Generated, cache_dir: Optional[Path] = None, *, force: bool = Fal
         return found
     if _compiler() is None:
         raise NoCompilerError("no C compiler found (set CC, or install gcc/clang) to build kernels")
+    for notice in BUILD_NOTICES:
+        notice(f"compiling {gen.label} (once: it is cached in {root})")
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".build-{key[:8]}-", dir=root))
