@@ -38,6 +38,10 @@ def test_every_shipped_spec_trains_with_the_defaults(name, tmp_path):
     assert code == 0, err
     # a spec with dead ends trains its verified repair, or says that none exists; training
     # itself must not get stuck in them (the search derivations avoid them)
+    if graphs:  # the toy treebank with DEPS has no FEATS, which the features read: said once
+        absent = f"warning: {train}: FEATS empty in every sentence (_ for every word)"
+        assert err.count(absent) == 1, err
+        err = "".join(l for l in err.splitlines(keepends=True) if not l.startswith(absent))
     assert "warning" not in err and "Traceback" not in err, err
     meta = json.loads((model / "model.json").read_text(encoding="utf-8"))
     pred = tmp_path / "pred.conllu"

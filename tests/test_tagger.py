@@ -104,6 +104,22 @@ def test_only_empty_columns_are_predicted(tagger):
     assert out["upos"] == ["DET", "NOUN", "VERB", "PUNCT"] and "upos" in todo
 
 
+def test_a_partly_tagged_sentence_gets_its_gaps_filled_and_keeps_the_rest(tagger):
+    words = ["the", "dog", "sleeps", "."]
+    (untagged,), _ = tagger.fill([{"form": words}])
+    given = {"form": words, "upos": ["X", "_", "X", "_"], "feats": ["A=1", "_", "_", "_"],
+             "lemma": ["_", "_", "_", "_"], "xpos": ["x", "_", "x", "_"]}
+    (out,), (predicted,) = tagger.fill([given])
+    # UPOS: _ on a word is missing; the gaps get what an untagged sentence gets
+    assert out["upos"] == ["X", untagged["upos"][1], "X", untagged["upos"][3]] == ["X", "NOUN", "X", "PUNCT"]
+    assert predicted["upos"] == [False, True, False, True]
+    # XPOS, FEATS: _ is a value, missing only where the word has no UPOS either
+    assert out["xpos"][::2] == ["x", "x"] and "_" not in out["xpos"]
+    assert out["feats"][:3:2] == ["A=1", "_"] and predicted["feats"] == [False, True, False, True]
+    # LEMMA empty in the whole sentence: every word
+    assert predicted["lemma"] == [True] * 4 and "_" not in out["lemma"]
+
+
 @given(st.lists(st.lists(st.sampled_from(["the", "dog", "sees", "a", "red", "cat", ".", "she", "runs", "Zork"]),
                          min_size=1, max_size=8), min_size=1, max_size=5))
 def test_a_sentence_is_tagged_the_same_alone_or_in_a_batch(tagger, batch):
@@ -187,6 +203,7 @@ def models(toy):
 def test_train_reports_and_stores_the_tagger(models):
     target, stdout = models["with"]
     assert stdout.splitlines()[1].startswith("tagger: dev accuracy UPOS ")
+    assert " LAS " in stdout.splitlines()[0] and " (predicted tags); trained in " in stdout.splitlines()[0]
     meta = json.loads((target / "model.json").read_text())
     assert meta["tag_columns"] == ["upos", "xpos", "feats", "lemma"]
     assert meta["parser_tags"] == "mixed"
@@ -194,6 +211,7 @@ def test_train_reports_and_stores_the_tagger(models):
     assert (target / "tagger" / "tagger.json").is_file()
     target, stdout = models["without"]
     assert len(stdout.splitlines()) == 1 and not (target / "tagger").exists()
+    assert " LAS " in stdout and "predicted tags" not in stdout
     assert json.loads((target / "model.json").read_text())["tagger"] is None
     assert json.loads((target / "model.json").read_text())["parser_tags"] == "gold"
 
@@ -203,7 +221,7 @@ def test_parse_untagged_input_predicts_tags_and_stays_close_to_gold(models, toy,
     (tmp_path / "untagged.conllu").write_text("".join(s.to_text() for s in emptied(gold)), encoding="utf-8")
     code, _, err = cli("parse", models["with"][0], tmp_path / "untagged.conllu", "-o", tmp_path / "p.conllu")
     assert code == 0, err
-    assert f"tagged {len(gold)} sentences" in err
+    assert f"tagged {sum(s.n for s in gold)} words in {len(gold)} sentences" in err
     code, _, err = cli("parse", models["with"][0], toy / "dev.conllu", "-o", tmp_path / "g.conllu")
     assert "tagged" not in err
     pred, with_gold = read_conllu(tmp_path / "p.conllu"), read_conllu(tmp_path / "g.conllu")
@@ -224,6 +242,50 @@ def test_retag_replaces_given_tags(models, toy, tmp_path):
     code, _, err = cli("parse", models["with"][0], tmp_path / "wrong.conllu", "-o", tmp_path / "re.conllu", "--retag")
     assert code == 0, err
     assert accuracy(read_conllu(tmp_path / "re.conllu"), gold, "upos") > 0.97
+
+
+def half_tagged(sentences):
+    """The sentences with every tag column blanked on every even-numbered word (as the user
+    trial's en-test-half.conllu)."""
+    def blank(values):
+        return [v if k % 2 == 0 else "_" for k, v in enumerate(values)]
+
+    return [s.with_columns({"lemma": blank(s.lemmas), "upos": blank(s.upos), "xpos": blank(s.xpos),
+                            "feats": blank(s.feats)}) for s in sentences]
+
+
+def test_parse_partly_tagged_input_predicts_the_gaps(models, toy, tmp_path):
+    gold = read_conllu(toy / "dev.conllu")
+    half = half_tagged(gold)
+    path = tmp_path / "half.conllu"
+    path.write_text("".join(s.to_text() for s in half), encoding="utf-8")
+    code, _, err = cli("parse", models["with"][0], path, "-o", tmp_path / "p.conllu")
+    assert code == 0, err
+    gaps = sum(u == "_" for s in half for u in s.upos)
+    assert f"tagged {gaps} words in {sum(1 for s in half if '_' in s.upos)} sentences" in err, err
+    pred = read_conllu(tmp_path / "p.conllu")
+    assert all("_" not in s.upos for s in pred)
+    assert [u for s in pred for u in s.upos[::2]] == [u for s in gold for u in s.upos[::2]]  # given kept
+    assert accuracy(pred, gold, "upos") > 0.97
+    code, _, err = cli("parse", models["with"][0], toy / "dev.conllu", "-o", tmp_path / "g.conllu")
+    assert code == 0, err
+    las_half = evaluate(gold, pred).las.score
+    las_gold = evaluate(gold, read_conllu(tmp_path / "g.conllu")).las.score
+    assert las_gold - las_half < 0.05, (las_gold, las_half)
+
+
+def test_a_model_without_tagger_refuses_partly_tagged_input(models, toy, tmp_path):
+    gold = read_conllu(toy / "dev.conllu")
+    mixed = gold[:3] + half_tagged(gold[3:4]) + gold[4:]
+    path = tmp_path / "mixed.conllu"
+    path.write_text("".join(s.to_text() for s in mixed), encoding="utf-8")
+    out = tmp_path / "never.conllu"
+    code, _, err = cli("parse", models["without"][0], path, "-o", out)
+    assert_refused(code, err, f"{path}:{mixed[3].line}:", "UPOS is empty (_) for", f"2 {gold[3].forms[1]!r}",
+                   "no tagger")
+    assert not out.exists()
+    with pytest.raises(UsageError, match="no UPOS given for words 2 'dog'"):
+        load_parser(models["without"][0]).parse(["the", "dog", "sleeps", "."], upos=["DET", "_", "VERB", "PUNCT"])
 
 
 def test_a_model_without_tagger_refuses_untagged_input(models, toy, tmp_path):
@@ -248,6 +310,37 @@ def test_a_model_without_tagger_refuses_untagged_input(models, toy, tmp_path):
     assert_refused(code, err, "UPOS is empty", "no tagger")
     code, _, err = cli("parse", models["without"][0], toy / "dev.conllu", "--retag")
     assert_refused(code, err, "retag: this model has no tagger")
+
+
+def test_a_training_file_without_tags_warns_and_the_model_ignores_them(toy, tmp_path):
+    path = tmp_path / "notags.conllu"
+    path.write_text("".join(s.to_text() for s in emptied(read_conllu(toy / "train.conllu"))), encoding="utf-8")
+    target = tmp_path / "m"
+    code, stdout, err = cli_subprocess("train", SYSTEMS / "arc-eager.ts", "--train", path, "--dev", toy / "dev.conllu",
+                                       "--out", target, *FAST)
+    assert code == 0, err
+    meta = json.loads((target / "model.json").read_text())
+    ignored = [c for c in ("upos", "xpos", "feats", "lemma") if c in meta["ignored_columns"]]
+    assert ignored and "upos" in ignored and meta["tagger"] is None
+    names = ", ".join(c.upper() for c in ignored)
+    assert f"warning: {path}: {names} empty in every sentence" in err and "no tagger can be trained" in err, err
+    assert "tagger:" not in stdout and "predicted tags" not in stdout
+    # the dev file's gold tags are ignored as the training file's absence of them was: the
+    # dev score of training is that of the untagged dev set, and tags do not change a parse
+    gold = read_conllu(toy / "dev.conllu")
+    untagged = tmp_path / "untagged.conllu"
+    untagged.write_text("".join(s.to_text() for s in emptied(gold)), encoding="utf-8")
+    code, _, err = cli("parse", target, toy / "dev.conllu", "-o", tmp_path / "g.conllu")
+    assert code == 0 and f"the model ignores {names}" in err, err
+    assert cli("parse", target, untagged, "-o", tmp_path / "u.conllu")[0] == 0
+    with_tags, without = read_conllu(tmp_path / "g.conllu"), read_conllu(tmp_path / "u.conllu")
+    assert [(s.heads, s.deprels) for s in with_tags] == [(s.heads, s.deprels) for s in without]
+    assert evaluate(gold, without).las.score == pytest.approx(meta["dev_las"])
+    # a model written before the key existed reads the columns it is given, as it did
+    del meta["ignored_columns"]
+    (target / "model.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert cli("parse", target, toy / "dev.conllu", "-o", tmp_path / "old.conllu")[0] == 0
+    assert [s.heads for s in read_conllu(tmp_path / "old.conllu")] != [s.heads for s in without]
 
 
 def test_parse_text_file_and_stdin(models, tmp_path, monkeypatch):

@@ -67,7 +67,7 @@ class Train(Command):
                              "N words (default 7)")
         sp.add_argument("--no-tagger", action="store_true",
                         help="do not train the tagger (UPOS, XPOS, FEATS, lemmas) that `tsdsl parse` uses to fill "
-                             "in empty tag columns; such a model refuses untagged input")
+                             "in missing tags; such a model refuses input whose UPOS is _ on any word")
         sp.add_argument("--parser-tags", choices=("mixed", "jackknife", "gold"), default="mixed",
                         help="the tags the parser trains with: mixed (default: the file's tags, with 30%% of "
                              "the sentences jackknifed: tagged by taggers trained on the other folds of the training "
@@ -97,6 +97,8 @@ class Train(Command):
             line += f", dev ELAS {100 * best['dev_elas']:.2f} EULAS {100 * best['dev_eulas']:.2f}"
         elif "dev_las" in best:
             line += f", dev UAS {100 * best['dev_uas']:.2f} LAS {100 * best['dev_las']:.2f}"
+            if result.dev_tags_predicted:  # the dev file's tags were replaced by the tagger's
+                line += " (predicted tags)"
         line += f"; trained in {result.seconds:.1f} s on {result.sentences} sentences"
         if result.repaired:
             line += " (the spec has dead ends: its verified guard repair was trained, and is saved in the model)"
@@ -121,7 +123,7 @@ class Train(Command):
 
 class Parse(Command):
     name = "parse"
-    help = ("parse a CoNLL-U file (HEAD and DEPREL change; empty tag columns are tagged; multihead models "
+    help = ("parse a CoNLL-U file (HEAD and DEPREL change; missing tags are predicted; multihead models "
             "also write DEPS) or plain text with a trained model")
 
     def configure(self, sp) -> None:
@@ -169,7 +171,9 @@ class Parse(Command):
             msg = (f"parsed {stats.sentences} sentences, {stats.words} words in {stats.seconds:.2f} s "
                    f"({stats.words_per_second:,.0f} words/s)")
             if stats.tagged_sentences:
-                msg += f"; tagged {stats.tagged_sentences} sentences"
+                msg += f"; tagged {stats.tagged_words} words in {stats.tagged_sentences} sentences"
+            if parser.ignored:  # the training file had none of them: neither read nor predicted
+                msg += f"; the model ignores {', '.join(c.upper() for c in parser.ignored)} (absent from its training file)"
             if stats.repaired_words:
                 msg += f"; tree fallback re-attached {stats.repaired_words} words in {stats.repaired_sentences} sentences"
             if stats.stuck:

@@ -41,7 +41,7 @@ from .model import Model, save, spec_sources
 from .epochs import BestEpoch
 from .tagger import columns_present, train_tagger
 from .outputs import build_outputs
-from .parser import ROOT_LABEL, GraphParser
+from .parser import IGNORED_COLUMNS, ROOT_LABEL, GraphParser
 from .progress import Progress
 
 LABEL_MIN_COUNT = 50
@@ -86,7 +86,11 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
         raise UsageError(f"{dev_file}: no enhanced dependencies (DEPS is _ on every word): the development set "
                          "is scored by ELAS")
     train_columns = [columns_of(s) for s in train_sents]
-    # the tagger fills in empty tag columns at parse time; the graph parser trains on gold tags
+    from .train import absent_columns, warn_absent_columns  # train imports this module lazily
+
+    absent = absent_columns(features, train_columns)
+    warn_absent_columns(train_file, absent, progress)
+    # the tagger fills in missing tags at parse time; the graph parser trains on gold tags
     tagger = train_tagger(train_columns, [columns_of(s) for s in dev_sents], seed=options.seed,
                           progress=progress) if options.tagger else None
     all_graphs = graphs_of(train_sents)
@@ -118,7 +122,7 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
         progress.write(note + "\n")
 
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
-    meta = {"tag_columns": list(columns_present(train_columns)), "parser_tags": "gold",
+    meta = {"tag_columns": list(columns_present(train_columns)), IGNORED_COLUMNS: absent, "parser_tags": "gold",
             "tagger": tagger.meta if tagger is not None else None, "args": asdict(options),
             "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
             "nonproj": None, "beam": 1, "loss": None, "oracle": "search", "oracle_reproduced": None,

@@ -64,7 +64,7 @@ class Model:
     stored: Optional[wt.StoredWeights] = None  # the weights as saved (None: saved from ``weights``)
     precision: str = wt.DEFAULT_PRECISION  # how ``save`` stores ``weights`` when ``stored`` is None
     prune: float = 0.0
-    tagger: Optional[Tagger] = None     # predicts empty tag columns before parsing
+    tagger: Optional[Tagger] = None     # predicts missing tags before parsing
     read_weights: Optional[wt.StoredWeights] = None  # the weights as :func:`load` read them
 
     def _sparse_source(self) -> Optional[wt.StoredWeights]:

@@ -8,9 +8,11 @@ left by a system that can stop early, several roots) is repaired by
 :func:`tsdsl.treebank.repair.make_tree`, and the number of words it re-attached is counted.
 
 Before parsing, the model's tagger (if it has one, see :mod:`tsdsl.learn.tagger`) fills in
-the tag columns that are empty (``_`` for every word of a sentence), or all of them with
-``retag``.  Without a tagger, input lacking a tag column the parser reads is refused
-(:meth:`Parser.complete_tags`): parsing it would give garbage.
+the missing tag values (:func:`~tsdsl.learn.tagger.missing_words`: UPOS ``_`` on any word; the
+other columns where they are empty in the whole sentence, or the word has no UPOS), or all of
+them with ``retag``.  Without a tagger, input lacking UPOS on some word is refused
+(:meth:`Parser.complete_tags`): parsing it would give garbage.  Tag columns the model's
+training file did not have (model meta ``ignored_columns``) are read as empty.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from .data import columns_of, make_batch
 from .engine import Engine
 from .model import Model, ModelError, load
 from .outputs import build_outputs, unit_names
-from .tagger import TAG_COLUMNS, column_values, is_empty
+from .tagger import EMPTY, TAG_COLUMNS, column_values, is_empty
 
 
 UNLABELED_FALLBACK = "dep"
@@ -53,7 +55,8 @@ class ParseStats:
     repaired_words: int = 0        # words re-attached by the tree fallback
     repaired_sentences: int = 0
     seconds: float = 0.0
-    tagged_sentences: int = 0      # sentences whose tag columns the tagger filled in
+    tagged_sentences: int = 0      # sentences of which the tagger filled in some tag value
+    tagged_words: int = 0          # words of which the tagger filled in some tag value
     missing_columns: list = field(default_factory=list)  # read by the parser, empty everywhere, not tagged
     nonmonotonic: list = field(default_factory=list)  # (sentence, word, overwritten head)
 
@@ -90,6 +93,33 @@ def _column_of(attr: str) -> Optional[str]:
     return attr if attr in TAG_COLUMNS else None
 
 
+def columns_read(features) -> set[str]:
+    """The CoNLL-U tag columns the feature templates read (through any token attribute)."""
+    return {_column_of(a) for a in features.token_attrs} - {None}
+
+
+IGNORED_COLUMNS = "ignored_columns"
+"""The model meta key naming the tag columns the features read but the training file left
+empty: the parser never saw a value of them, so it reads them as empty (dev scoring and
+parsing alike).  Models written before the key existed read every column, as they did."""
+
+
+def without_columns(columns: Sequence[dict], names: Sequence[str]) -> Sequence[dict]:
+    """The sentences (column dicts) with the columns ``names`` read as empty (``_`` for every
+    word): how a model reads the columns its training file did not have (:data:`IGNORED_COLUMNS`)."""
+    if not names:
+        return columns
+    return [dict(c, **{n: (EMPTY,) * len(c["form"]) for n in names}) for c in columns]
+
+
+def _word_list(columns: dict, words: Sequence[int], shown: int = 5) -> str:
+    """Words (0-based indices of a sentence) for a message: CoNLL-U ID and form, the first
+    ``shown`` of them."""
+    forms = columns["form"]
+    text = ", ".join(f"{i + 1} {forms[i]!r}" for i in words[:shown])
+    return text + (f" (and {len(words) - shown} more)" if len(words) > shown else "")
+
+
 def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = None) -> Engine:
     """The kernel of the model's system with its features, outputs and weights."""
     kernel = compile_system(model.system, fallback=False)
@@ -112,39 +142,56 @@ class _TagColumns:
     def _init_tags(self, model: Model) -> None:
         self.tagger = model.tagger
         trained = model.meta.get("tag_columns")
-        reads = {_column_of(a) for a in model.features.token_attrs} - {None}
+        reads = columns_read(model.features)
         self.reads = tuple(c for c in TAG_COLUMNS if c in reads and (trained is None or c in trained))
         """The tag columns the parser's features read (and training had)."""
+        self.ignored = tuple(c for c in TAG_COLUMNS if c in (model.meta.get(IGNORED_COLUMNS) or ()))
+        """The tag columns read as empty: the training file had none (:data:`IGNORED_COLUMNS`)."""
 
     def complete_tags(self, columns: Sequence[dict], *, retag: bool = False,
-                      where: Optional[Sequence[tuple[str, int]]] = None) -> tuple[list[dict], list[set]]:
-        """The sentences (column dicts) with their empty tag columns predicted (all with
-        ``retag``), and per sentence the set of columns predicted.
+                      where: Optional[Sequence[tuple[str, int]]] = None) -> tuple[list[dict], list[dict]]:
+        """The sentences (column dicts) with their missing tag values predicted (all with
+        ``retag``; see :meth:`~tsdsl.learn.tagger.Tagger.fill`), and per sentence a dict:
+        column -> per word, whether its value was predicted (the columns of which some was).
 
-        Without a tagger for it, a sentence whose UPOS is empty is refused: the parser's
-        features lean on UPOS, and parsing without it gives garbage.  Other columns the
-        parser reads (XPOS, FEATS, LEMMA) are then left as they are; :meth:`missing_columns`
-        names those empty in every sentence.
+        Without a tagger for it, a sentence with a word whose UPOS is ``_`` is refused, be it
+        every word or some: the parser's features lean on UPOS, and parsing without it gives
+        garbage.  Other columns the parser reads (XPOS, FEATS, LEMMA) are then left as they
+        are; :meth:`missing_columns` names those empty in every sentence.
 
         Raises:
-            UsageError: UPOS is empty in a sentence and the model has no tagger for it;
-                ``where`` gives each sentence's (file, line) for the message.
+            UsageError: UPOS is ``_`` on a word and the model has no tagger for it; ``where``
+                gives each sentence's (file, line) for the message.
         """
         can = set(self.tagger.columns) if self.tagger is not None else set()
         if retag and self.tagger is None:
             raise UsageError("retag: this model has no tagger (it was trained with --no-tagger, or its training "
                              "file had no tags)")
         if "upos" in self.reads and "upos" not in can:
-            empty = [k for k, c in enumerate(columns) if is_empty(column_values(c, "upos"))]
-            if empty:
-                k = empty[0]
-                what = (f"{where[k][0]}:{where[k][1]}: UPOS is empty (_ for every word of the sentence)" if where
-                        else "parse: no UPOS given")
-                raise UsageError(f"{what}, and this model has no tagger to predict it: give tagged input, or "
-                                 "train the model with its tagger (the default of `tsdsl train`)")
+            self._refuse_missing_upos(columns, where)
         if self.tagger is None:
-            return [dict(c) for c in columns], [set() for _ in columns]
-        return self.tagger.tag(columns, retag=retag)
+            return [dict(c) for c in columns], [{} for _ in columns]
+        return self.tagger.fill(columns, retag=retag)
+
+    @staticmethod
+    def _refuse_missing_upos(columns: Sequence[dict], where: Optional[Sequence[tuple[str, int]]]) -> None:
+        """Raise UsageError for the first sentence with a word whose UPOS is ``_``, naming the
+        sentence (its file:line from ``where``) and the words: a model without a UPOS tagger
+        cannot parse it (UPOS ``_`` is never a UD value, so no word of it is legitimately so)."""
+        for k, c in enumerate(columns):
+            upos = column_values(c, "upos")
+            gaps = [i for i, u in enumerate(upos) if u == EMPTY]
+            if not gaps:
+                continue
+            whole = len(gaps) == len(upos)
+            if where:
+                what = (f"{where[k][0]}:{where[k][1]}: UPOS is empty " +
+                        ("(_ for every word of the sentence)" if whole else
+                         f"(_) for {len(gaps)} of the sentence's {len(upos)} words: {_word_list(c, gaps)}"))
+            else:
+                what = "parse: no UPOS given" + ("" if whole else f" for words {_word_list(c, gaps)}")
+            raise UsageError(f"{what}, and this model has no tagger to predict it: give tagged input, or "
+                             "train the model with its tagger (the default of `tsdsl train`)")
 
     def missing_columns(self, columns: Sequence[dict]) -> list[str]:
         """The tag columns the parser reads, its tagger cannot predict, and every sentence
@@ -205,6 +252,7 @@ class Parser(_TagColumns):
                                                 where=[(s.file, s.line) for s in sentences])
         heads, labels, stats = self.parse_columns(columns, beam=beam, log_nonmonotonic=log_nonmonotonic)
         stats.missing_columns = self.missing_columns(columns)
+        count_tagged(stats, predicted)
         # every head is an int in 0..n (a tree); the labels are checked once per distinct label,
         # so the lines are rewritten without with_heads's per-sentence checks (same text)
         trusted = all(map(writable_label, set(chain.from_iterable(labels)))) and \
@@ -214,7 +262,6 @@ class Parser(_TagColumns):
             if p:
                 s = s.with_columns({name: c[name] for name in TAG_COLUMNS if name in p})
             out.append(s._with_head_texts(list(map(str, h)), l) if trusted and len(h) == s.n else s.with_heads(h, l))
-        stats.tagged_sentences = sum(1 for p in predicted if p)
         return out, stats
 
     def parse_columns(self, columns, *, beam: Optional[int] = None, log_nonmonotonic: bool = False):
@@ -222,7 +269,7 @@ class Parser(_TagColumns):
         as column dicts (form, and optionally lemma, upos, xpos, feats)."""
         stats = ParseStats(sentences=len(columns))
         t0 = time.perf_counter()
-        batch = make_batch(columns, self.model.features.token_attrs)
+        batch = make_batch(without_columns(columns, self.ignored), self.model.features.token_attrs)
         width = self.beam if beam is None else beam
         if width < 1:
             raise UsageError(f"--beam must be at least 1, not {width}")
@@ -278,6 +325,14 @@ class Parser(_TagColumns):
         if events is not None:
             stats.nonmonotonic = [tuple(int(x) for x in row) for row in events]
         return heads_out, labels_out, stats
+
+
+def count_tagged(stats: ParseStats, predicted: Sequence[dict]) -> None:
+    """Count into ``stats`` the sentences and words of which the tagger predicted some tag value
+    (``predicted``: per sentence, column -> per-word mask, as :meth:`_TagColumns.complete_tags`
+    returns), for the summary of `tsdsl parse`."""
+    stats.tagged_sentences = sum(1 for p in predicted if p)
+    stats.tagged_words = sum(sum(map(any, zip(*p.values()))) for p in predicted if p)
 
 
 def finished_heads(rule: Optional[str], heads: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -354,7 +409,7 @@ class GraphParser(_TagColumns):
         labels), with :class:`ParseStats`."""
         stats = ParseStats(sentences=len(columns))
         t0 = time.perf_counter()
-        batch = make_batch(columns, self.model.features.token_attrs)
+        batch = make_batch(without_columns(columns, self.ignored), self.model.features.token_attrs)
         arcs, steps, stuck = parse_graphs(self.engine.kernel.module, self.engine.learner, batch.offsets,
                                           batch.tokens, batch.words)
         stats.transitions, stats.stuck = steps, stuck
@@ -405,10 +460,11 @@ class GraphParser(_TagColumns):
             raise UsageError("multihead models parse greedily (--beam 1)")
         if log_nonmonotonic:
             raise UsageError("--nm-log is for single-head models")
-        columns, _ = self.complete_tags([columns_of(s) for s in sentences], retag=retag,
-                                        where=[(s.file, s.line) for s in sentences])
+        columns, predicted = self.complete_tags([columns_of(s) for s in sentences], retag=retag,
+                                                where=[(s.file, s.line) for s in sentences])
         pred, stats = self.predict(columns)
         stats.missing_columns = self.missing_columns(columns)
+        count_tagged(stats, predicted)
         return [with_graph(s, g, h, l) for s, (g, h, l) in zip(sentences, pred)], stats
 
 

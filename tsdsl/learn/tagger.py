@@ -70,6 +70,23 @@ def is_empty(values: Sequence[str]) -> bool:
     return all(v == EMPTY for v in values)
 
 
+def missing_words(cols: dict, name: str) -> list[bool]:
+    """Per word of a sentence (column dict), whether its value of tag column ``name`` is
+    missing: what the tagger predicts, and what a model without a tagger lacks.
+
+    UPOS ``_`` is never a UD value, so a word whose UPOS is ``_`` lacks it, whatever the other
+    words hold (a partly tagged sentence).  In XPOS, FEATS and LEMMA ``_`` can be a real value
+    (no XPOS in the treebank, "no features", a word without a lemma), so there ``_`` counts as
+    missing only when the column is empty in the whole sentence, or the word's UPOS is ``_``
+    too: a word without UPOS was not tagged, and its other ``_`` say nothing."""
+    values = column_values(cols, name)
+    if is_empty(values):
+        return [True] * len(values)
+    if name == "upos":
+        return [v == EMPTY for v in values]
+    return [v == EMPTY and u == EMPTY for v, u in zip(values, column_values(cols, "upos"))]
+
+
 def columns_present(sentences: Sequence[dict]) -> tuple[str, ...]:
     """The tag columns that hold a value other than ``_`` somewhere in ``sentences``."""
     return tuple(c for c in TAG_COLUMNS
@@ -179,23 +196,44 @@ class Tagger:
     ambiguity: Optional[dict[str, str]] = None   # lowercase form -> UPOS tags seen (tagfeatures)
 
     def tag(self, sentences: Sequence[dict], *, retag: bool = False) -> tuple[list[dict], list[set]]:
-        """Fill in the empty columns of each sentence (every column with ``retag``).
+        """Fill in the missing values of each sentence (every column with ``retag``).
 
         Args:
             sentences: column dicts (``form``; ``lemma``, ``upos``, ``xpos``, ``feats`` optional).
         Returns:
-            new column dicts, and for each sentence the set of columns that were predicted.
+            new column dicts, and for each sentence the set of columns of which some value was
+            predicted (see :meth:`fill`).
+        """
+        out, predicted = self.fill(sentences, retag=retag)
+        return out, [set(p) for p in predicted]
+
+    def fill(self, sentences: Sequence[dict], *, retag: bool = False) -> tuple[list[dict], list[dict]]:
+        """Predict the values :func:`missing_words` finds missing (every value with ``retag``)
+        and keep the given ones.
+
+        Each column is predicted for the whole sentence and only the missing values are taken
+        from the prediction.  The UPOS tagger's history features read its own predictions for
+        the two words before, never given tags, so a partly tagged sentence gets in its gaps
+        exactly the UPOS an untagged one would (feeding given tags into the history would need
+        another kernel, and tags the tagger never trained on as history).  The later columns
+        read the UPOS of each word and its neighbours: the given one where there is one, else
+        the predicted one, as they do for a sentence whose UPOS is given whole.
+
+        Returns:
+            new column dicts, and for each sentence a dict: column -> per word, whether its
+            value was predicted (only the columns of which some value was).
         """
         out = [{c: column_values(s, c) for c in ("form",) + TAG_COLUMNS} for s in sentences]
-        todo = [{c for c in self.columns if retag or is_empty(s[c])} for s in out]
-        if not any(todo):
-            return out, todo
+        masks = [{c: [True] * len(s["form"]) if retag else missing_words(s, c) for c in self.columns} for s in out]
+        predicted = [{c: m for c, m in ms.items() if any(m)} for ms in masks]
+        if not any(predicted):
+            return out, predicted
         layout = Layout([s["form"] for s in out])
         forms = _flat(out, "form")
         cache: dict[bool, np.ndarray] = {}
         upos = _flat(out, "upos") if "upos" in self.columns or not is_empty(_flat(out, "upos")) else None
         for name in TAG_COLUMNS:
-            if name not in self.columns or not any(name in t for t in todo):
+            if name not in self.columns or not any(name in p for p in predicted):
                 continue
             col = self.columns[name]
             key = bool(col.info.get("uses_upos"))
@@ -203,14 +241,14 @@ class Tagger:
                 cache[key] = token_features(layout, upos if key else None, self.ambiguity)
             feats = cache[key]
             pred = col.predict(layout, feats, forms, upos if col.info.get("uses_upos") else None)
-            for k, (s, t) in enumerate(zip(out, todo)):
-                if name in t:
-                    a, b = int(layout.offsets[k]), int(layout.offsets[k + 1])
-                    s[name] = pred[a:b]
+            for k, (s, p) in enumerate(zip(out, predicted)):
+                if name in p:
+                    a = int(layout.offsets[k])
+                    s[name] = [pred[a + i] if new else old for i, (new, old) in enumerate(zip(p[name], s[name]))]
             if name == "upos":
                 upos = _flat(out, "upos")
                 cache.pop(True, None)
-        return out, todo
+        return out, predicted
 
     # ---- storage -----------------------------------------------------------------------
     def save(self, directory: Path) -> None:

@@ -45,14 +45,14 @@ from .derive import DEFAULT_BUDGET, search_oracle
 from .engine import Engine
 from .model import Model, check_writable, save, spec_sources
 from .outputs import build_outputs, unit_names
-from .parser import Parser
+from .parser import IGNORED_COLUMNS, Parser, columns_read
 from .progress import Progress
 from .derived import DerivedUse, use_derived_oracle
 from .repaired import RepairUse, use_repair
 from ..verify.repair import VERIFY_N
 from .epochs import BestEpoch
 from .weights import DEFAULT_PRECISION, PRECISIONS
-from .tagger import PARSER_TAGS, MIXED_SHARE, columns_present, jackknife, mix_tags, train_tagger
+from .tagger import PARSER_TAGS, MIXED_SHARE, TAG_COLUMNS, columns_present, jackknife, mix_tags, train_tagger
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
 MAX_EPOCHS = 30
@@ -145,6 +145,27 @@ class TrainResult:
     graphs: bool = False      # a multihead system trained on enhanced graphs (DEPS)
     tagger: Optional[dict] = None   # the tagger's summary (dev accuracy per column), if one was trained
     dev: bool = False               # whether a development set scored the epochs
+    dev_tags_predicted: bool = False  # the dev set was scored with the tagger's tags, not its own
+
+
+def absent_columns(features, train_columns) -> list[str]:
+    """The tag columns the features read that the training sentences (column dicts) leave
+    empty, ``_`` for every word: no tagger can be trained for them and the parser never sees
+    a value of them, so the model ignores them (:data:`~tsdsl.learn.parser.IGNORED_COLUMNS`)."""
+    reads, present = columns_read(features), columns_present(train_columns)
+    return [c for c in TAG_COLUMNS if c in reads and c not in present]
+
+
+def warn_absent_columns(train_file, absent: list[str], progress: Optional[TextIO]) -> None:
+    """Say on stderr (even with ``--quiet``) which columns the model will ignore and why:
+    training on a file without tags would otherwise pass silently, and the dev score,
+    given tags the parser never saw, would mean nothing."""
+    if absent:
+        names, them = ", ".join(c.upper() for c in absent), "it" if len(absent) == 1 else "them"
+        (progress or sys.stderr).write(
+            f"warning: {train_file}: {names} empty in every sentence (_ for every word) although the features "
+            f"read {them}: no tagger can be trained for {them}, and the model ignores {them} (reads {them} as _ in "
+            "the dev set and in parsed files)\n")
 
 
 def _trees(sentences: list[Sentence]):
@@ -374,6 +395,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     label_ids = {l: k for k, l in enumerate(labels)}
     train_columns = [columns_of(s) for s in train_sents]
     dev_columns = [columns_of(s) for s in dev_sents]
+    absent = absent_columns(features, train_columns)
+    warn_absent_columns(train_file, absent, progress)
     tagger = None
     parser_tags = "gold"
     if options.tagger:
@@ -420,7 +443,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                      + (" (cached)" if searched.cached else ""))
         progress.write(line + "\n")
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
-    meta = {"tag_columns": list(columns_present([columns_of(s) for s in train_sents])), "parser_tags": parser_tags,
+    meta = {"tag_columns": list(columns_present([columns_of(s) for s in train_sents])), IGNORED_COLUMNS: absent,
+            "parser_tags": parser_tags,
             "tagger": tagger.meta if tagger is not None else None,
             "args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
             "nonproj": options.nonproj if system.produces in PROJECTIVE_CLASSES else None, "beam": options.beam,
@@ -501,4 +525,5 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     not_derived = 0 if searched is None else batch.sentences - len(searched.derived)
     return TrainResult(out, best_epoch, history, time.perf_counter() - t_start, len(trees) - not_derived, skipped,
                        lifted, not_derived, oracle, repair.note, repair.repaired,
-                       tagger=tagger.meta if tagger is not None else None, dev=bool(dev_sents))
+                       tagger=tagger.meta if tagger is not None else None, dev=bool(dev_sents),
+                       dev_tags_predicted=bool(dev_sents) and tagger is not None and parser_tags != "gold")
