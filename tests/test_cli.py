@@ -308,3 +308,20 @@ def test_systems_with_readings_names_them_under_readings(capsys):
     readings = sorted(p.stem for p in (SYSTEMS / "readings").glob("*.ts"))
     assert [line.split(":")[0][len("readings/"):] for line in out.splitlines()
             if line.startswith("readings/")] == readings
+
+
+@pytest.mark.parametrize("not_derived, over_budget, graphs, note", [
+    (0, 0, False, ""),
+    (1, 0, False, " (1 tree without a derivation skipped)"),
+    (1, 1, False, " (1 tree without a derivation skipped, over the search budget (--search-budget))"),
+    (5, 2, False, " (5 trees without a derivation skipped, 2 of them over the search budget (--search-budget))"),
+    (3, 0, True, " (3 graphs without a derivation skipped)"),
+])
+def test_the_training_summary_counts_trees_without_a_derivation(not_derived, over_budget, graphs, note):
+    """`1 trees ... skipped` read as unsolvable where the search had given up."""
+    from types import SimpleNamespace
+
+    from tsdsl.cli.parsers import not_derived_note
+
+    result = SimpleNamespace(not_derived=not_derived, over_budget=over_budget, graphs=graphs)
+    assert not_derived_note(result) == note

@@ -385,6 +385,18 @@ def test_beam_training_and_parsing(trained, parsed):
     assert all(is_tree(s.heads) for s in read_conllu(parsed("arc-eager-beam")))
 
 
+def test_parse_notes_a_beam_the_model_was_not_trained_with(trained, tmp_path):
+    """A greedy model parsed with --beam 4 parses worse, which the summary now says; the
+    model's own width (or none given) adds nothing."""
+    out = tmp_path / "p.conllu"
+    code, _, err = cli("parse", trained("arc-eager"), "raw.conllu", "-o", out, "--beam", "4")
+    assert code == 0 and "beam 4, though the model was trained with beam 1" in err
+    code, _, err = cli("parse", trained("arc-eager-beam"), "raw.conllu", "-o", out, "--beam", "4")
+    assert code == 0 and "trained with beam" not in err
+    code, _, err = cli("parse", trained("arc-eager"), "raw.conllu", "-o", out)
+    assert code == 0 and "trained with beam" not in err
+
+
 def test_beam_training_is_memory_safe(workdir):
     # Beam training attaches the gold tree to a scratch state that was never started; with
     # an incremental oracle (arc-eager) that writes token counts at garbage offsets.  Four

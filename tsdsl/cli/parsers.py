@@ -106,8 +106,7 @@ class Train(Command):
             print(result.repair_note, file=sys.stderr)
         if result.skipped:
             line += f" ({result.skipped} non-projective skipped)"
-        if result.not_derived:
-            line += f" ({result.not_derived} {'graphs' if result.graphs else 'trees'} without a derivation skipped)"
+        line += not_derived_note(result)
         if result.lifted:
             line += f" ({result.lifted} arcs lifted)"
         print(line)
@@ -119,6 +118,18 @@ class Train(Command):
             else:
                 print("tagger: " + ", ".join(k.upper() for k in result.tagger.get("columns", ())) + " (no dev set)")
         return 0
+
+
+def not_derived_note(result) -> str:
+    """The training summary's note on the trees (graphs) the search found no derivation for:
+    how many, and how many of them only because the search gave up (``--search-budget``)."""
+    n = result.not_derived
+    if not n:
+        return ""
+    note = f" ({n} {'graph' if result.graphs else 'tree'}{'' if n == 1 else 's'} without a derivation skipped"
+    if result.over_budget:
+        note += ("," if n == 1 else f", {result.over_budget} of them") + " over the search budget (--search-budget)"
+    return note + ")"
 
 
 class Parse(Command):
@@ -180,6 +191,9 @@ class Parse(Command):
                 msg += f"; {stats.stuck} searches stopped early"
             if args.nm_log:
                 msg += f"; {len(stats.nonmonotonic)} arcs overwritten"
+            if args.beam is not None and args.beam != parser.beam:
+                msg += (f"; beam {args.beam}, though the model was trained with beam {parser.beam} (a width it was "
+                        "not trained for often parses worse)")
             print(msg, file=sys.stderr)
         return 0
 

@@ -146,6 +146,7 @@ class TrainResult:
     tagger: Optional[dict] = None   # the tagger's summary (dev accuracy per column), if one was trained
     dev: bool = False               # whether a development set scored the epochs
     dev_tags_predicted: bool = False  # the dev set was scored with the tagger's tags, not its own
+    over_budget: int = 0      # of the not derived: the search gave up (--search-budget), not proved none
 
 
 def absent_columns(features, train_columns) -> list[str]:
@@ -526,4 +527,5 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     return TrainResult(out, best_epoch, history, time.perf_counter() - t_start, len(trees) - not_derived, skipped,
                        lifted, not_derived, oracle, repair.note, repair.repaired,
                        tagger=tagger.meta if tagger is not None else None, dev=bool(dev_sents),
-                       dev_tags_predicted=bool(dev_sents) and tagger is not None and parser_tags != "gold")
+                       dev_tags_predicted=bool(dev_sents) and tagger is not None and parser_tags != "gold",
+                       over_budget=0 if searched is None else searched.over_budget)
