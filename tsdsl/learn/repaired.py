@@ -22,12 +22,12 @@ from ..errors import UsageError
 from ..files import read_json_record, write_atomic
 from ..kernels import kernel_cache_dir
 from ..lang import load_system
-from ..verify.repair import (VERIFY_N, check_printed, extends_path, find_repair, first_failure,
+from ..verify.repair import (VERIFY_N, fragments_only, check_printed, extends_path, find_repair, first_failure,
                              repair_spec)
 
 QUICK_N = 4
 """Sentence lengths the pre-training check explores for dead ends."""
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 @dataclass
@@ -87,8 +87,8 @@ def _unsound_warning(name: str, quick) -> str:
     """The warning training prints for a spec the quick check finds unsound ("" if sound up
     to :data:`QUICK_N`): the same exploration that looks for dead ends sees every output, so
     saying so costs nothing, and a parser of an unsound spec may output non-trees."""
-    if quick is None or "soundness" not in quick.properties:
-        return ""
+    if quick is None or "soundness" not in quick.properties or fragments_only(quick.unsound):
+        return ""  # headless words only: arc-eager's documented fragments, attached when parsing
     return (f"warning: {name}: unsound: soundness fails at n = {quick.n} (the output has {quick.unsound}); "
             f"`tsdsl verify {name}` shows a derivation; training the spec as written")
 

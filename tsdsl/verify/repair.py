@@ -222,6 +222,12 @@ class Failure:
         return f"{' and '.join(self.properties)} fail{'s' if len(self.properties) == 1 else ''} at n = {self.n}"
 
 
+def fragments_only(problem: str) -> bool:
+    """Whether an output problem is only headless words (fragments), as arc-eager leaves on its
+    stack by design (its claim says so; parsing attaches them), not a cycle or a second head."""
+    return "without a head" in problem
+
+
 def used_actions(system: ir.System, max_n: int, *, limit: int = SCREEN_LIMIT) -> set[str]:
     """The actions that apply in some reachable configuration of 1..max_n words."""
     it = Interpreter(system)
@@ -254,10 +260,12 @@ def first_failure(system: ir.System, max_n: int, *, limit: int = SCREEN_LIMIT, s
         for node in range(g.size):
             c = g.configs[node]
             if g.terminal[node]:
-                if "soundness" not in failing:
-                    unsound = output_problem(it, c) or ""
-                    if unsound:
+                if "soundness" not in failing or fragments_only(unsound):
+                    why = output_problem(it, c) or ""  # a worse problem than fragments is kept if any
+                    if why and "soundness" not in failing:
                         failing.append("soundness")
+                    if why and (not unsound or not fragments_only(why)):
+                        unsound = why
                 derived.add(tuple(it.output(c).heads) if not system.multihead else
                             frozenset((h, d) for h, d, _ in it.output(c).arcs))
             elif not g.edges[node] and "progress" not in failing:
