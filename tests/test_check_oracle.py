@@ -8,7 +8,9 @@ any oracle replaces the inherited ones), must be caught with a trace.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ from tsdsl.cli import main
 from tsdsl.interp import Interpreter
 from tsdsl.oracle import FastOracle, find_oracle
 from tsdsl.verify.loss import LossSearch
-from tsdsl.verify.oracle_check import bounds_table, check_oracle, random_tree, render_report
+from tsdsl.verify.oracle_check import GIVE_UP_AFTER, bounds_table, check_oracle, random_tree, render_report
 
 SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
 SPECS = sorted(SYSTEMS.glob("*.ts")) + sorted((SYSTEMS / "readings").glob("*.ts"))
@@ -316,3 +318,67 @@ def test_cli_check_oracle_table1(capsys, tmp_path):
     t = json.loads(out)["table1"]
     assert t["configurations"] == 30
     assert set(t["average"]) == {"lower", "pc_upper", "upper", "exact"}
+
+
+# ---- specs that derive no tree: the checks must end, and say so ------------------------------
+
+# arc-eager whose terminal ([], []) is never reached (the root stays on the stack): every
+# configuration is a dead end, so no exact loss is finite and nothing can be compared
+EAGER_NO_TERMINAL = """\
+system eager_no_terminal
+  produces projective
+  root     left
+  lists    σ, β
+  initial  ([root], [1..n])
+  terminal ([], [])
+  SHIFT     : (σ, b|β)   => (σ|b, β)
+  LEFT-ARC  : (σ|s, b|β) => (σ, b|β)     arc b -> s
+  RIGHT-ARC : (σ|s, b|β) => (σ|s|b, β)   arc s -> b
+  REDUCE    : (σ|s, β)   => (σ, β)       if has_head(s)
+  oracle   goldberg_nivre_2012 "Goldberg & Nivre 2012"
+  reachable h -> d if h in σ and d in β or h in β and d in β or h in β and d in σ and not has_head(d)
+"""
+
+
+@contextlib.contextmanager
+def deadline(seconds: int):
+    """Fail (instead of hanging the session) when the block runs longer than ``seconds``."""
+    def expire(signum, frame):
+        raise AssertionError(f"still running after {seconds} s: an unbounded loop")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_check_oracle_ends_when_no_configuration_is_checkable(tmp_path):
+    """Every sampled configuration is a dead end: the check used to sample forever, waiting
+    for a comparable one.  It now gives up, compares none, and says why."""
+    system = load_system(write(tmp_path, "t.ts", EAGER_NO_TERMINAL))
+    with deadline(60):
+        r = check_oracle(system, configs=50, max_n=5)
+    assert r.configurations == 0 and r.skipped_dead > 0
+    assert r.attempts <= GIVE_UP_AFTER
+    assert not r.checked and not r.ok  # nothing compared proves nothing
+    assert "cannot derive these trees" in r.shortfall()
+    assert "NOT CHECKED" in render_report(r) and "OK" not in render_report(r)
+
+
+def test_bounds_table_ends_when_no_configuration_is_checkable(tmp_path):
+    system = load_system(write(tmp_path, "t.ts", EAGER_NO_TERMINAL))
+    with deadline(60):
+        row = bounds_table(system, [[2, 0, 2], [0, 1]], configs=30)
+    assert row.configurations == 0
+
+
+def test_cli_check_oracle_of_a_spec_that_derives_nothing_fails_plainly(capsys, tmp_path):
+    spec = write(tmp_path, "t.ts", EAGER_NO_TERMINAL)
+    with deadline(60):
+        code, out, err = run(capsys, "check-oracle", str(spec), "--configs", "50", "--max-n", "5")
+    assert code == 1 and "Traceback" not in err
+    assert "eager_no_terminal: oracle goldberg_nivre_2012: 0 configurations" in out
+    assert "NOT CHECKED: no sampled configuration can still reach its gold tree" in out

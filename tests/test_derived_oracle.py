@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from strategies import class_trees_strategy, legal_action_sequences
+from test_check_oracle import deadline
 from test_learn import cli_subprocess
 from tsdsl import load_system, load_system_text
 from tsdsl.interp import Interpreter
@@ -206,3 +207,49 @@ def test_the_exhaustive_check_catches_a_wrong_rule(tmp_path):
         f'system broken\nextends "{(SYSTEMS / "arc-eager.ts").resolve()}"\noracle broken\n'
         "reachable h -> d if h in sigma and d in beta or h in beta and d in beta\n", file=str(tmp_path / "b.ts"))
     assert check_oracle_exhaustive(broken, "broken", max_n=3).mismatches["loss"] > 0
+
+
+# arc-standard (SLP3) without RIGHT-ARC: no word can leave the stack above the root, so no
+# configuration reaches the terminal one; there is nothing to check a derived rule against
+SLP_NO_RIGHT_ARC = """\
+system slp_no_right_arc
+  produces projective
+  root     left
+  lists    σ, β
+  initial  ([root], [1..n])
+  terminal ([r], []) if is_root(r)
+  SHIFT     : (σ, b|β)     => (σ|b, β)
+  LEFT-ARC  : (σ|t|s, β)   => (σ|s, β)   arc s -> t
+"""
+
+
+def test_a_rule_checked_on_no_configuration_is_not_claimed_exact(tmp_path):
+    """Every configuration of the spec is a dead end: the check (which used to loop forever)
+    compares none, and the derived rule is reported unchecked, not exact."""
+    spec = tmp_path / "noright.ts"
+    spec.write_text(SLP_NO_RIGHT_ARC, encoding="utf-8")
+    with deadline(60):
+        derived = derive_oracle(load_system(spec), str(spec), configs=50, max_n=5, exhaustive_n=3)
+    assert derived.configurations == 0 and derived.skipped > 0
+    assert not derived.checked
+
+
+def test_derive_oracle_command_says_an_unchecked_rule_is_unchecked(tmp_path, capsys):
+    from tsdsl.cli import main
+
+    spec = tmp_path / "noright.ts"
+    spec.write_text(SLP_NO_RIGHT_ARC, encoding="utf-8")
+    with deadline(60):
+        code = main(["derive-oracle", str(spec), "--configs", "50", "--max-n", "5", "--exhaustive-n", "3"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "NOT CHECKED: no sampled configuration can still reach its gold tree" in out and "exact" not in out
+
+
+def test_an_unchecked_derived_rule_does_not_train(tmp_path, monkeypatch):
+    monkeypatch.setenv("TSDSL_CACHE_DIR", str(tmp_path / "cache"))
+    spec = tmp_path / "noright.ts"
+    spec.write_text(SLP_NO_RIGHT_ARC, encoding="utf-8")
+    with deadline(60):
+        use = derived_mod.use_derived_oracle(load_system(spec))
+    assert not use.used and "the derived one cannot be checked" in use.note

@@ -196,3 +196,36 @@ def test_a_report_keeps_its_hand_written_end(tmp_path):
     other = tmp_path / "fresh.md"
     code, _, err = cli("verify", "--report", other, "--max-n", "2", "--examples", "0", SYSTEMS / "arc-standard.ts")
     assert code == 0 and HAND_WRITTEN not in other.read_text(encoding="utf-8").split("\n", 3)[-1]
+
+
+# Covington without its acyclicity guards (`if not i ->* j`, `if not j ->* i`): no dead end,
+# but some outputs have cycles
+COVINGTON_NO_GUARDS = """\
+system covington_no_guards
+  produces nonprojective
+  root     none
+  lists    λ1, λ2, β
+  initial  ([], [], [1..n])
+  terminal (λ1, λ2, [])
+  finally  attach headless to root
+  SHIFT     : (λ1, λ2, j|β)   => (λ1·λ2|j, [], β)
+  NO-ARC    : (λ1|i, λ2, β)   => (λ1, i|λ2, β)
+  LEFT-ARC  : (λ1|i, λ2, j|β) => (λ1, i|λ2, j|β)  arc j -> i
+  RIGHT-ARC : (λ1|i, λ2, j|β) => (λ1, i|λ2, j|β)  arc i -> j
+"""
+
+
+def test_training_warns_about_an_unsound_spec_its_quick_check_saw(tmp_path, monkeypatch):
+    """The pre-training check explored every output already but only spoke of dead ends: an
+    unsound spec trained without a word.  Now its note names the failure."""
+    from tsdsl.learn.repaired import use_repair
+
+    monkeypatch.setenv("TSDSL_CACHE_DIR", str(tmp_path / "cache"))
+    spec = tmp_path / "cov.ts"
+    spec.write_text(COVINGTON_NO_GUARDS, encoding="utf-8")
+    use = use_repair(load_system(spec))
+    assert not use.repaired and use.system.name == "covington_no_guards"
+    assert use.note.startswith(f"warning: {spec}: unsound: soundness fails at n = 3 (the output has a cycle)")
+    assert use_repair(load_system(SYSTEMS / "covington.ts")).note == ""  # the sound original: nothing to say
+    # arc-eager's headless stack words are its documented fragments (parsing attaches them): no warning
+    assert use_repair(load_system(SYSTEMS / "arc-eager.ts")).note == ""

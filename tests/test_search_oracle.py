@@ -14,7 +14,9 @@ import random
 
 import pytest
 
-from test_learn import FAST, SYSTEMS, cli, generate_treebank, conllu_text  # noqa: F401
+from test_check_oracle import EAGER_NO_TERMINAL, deadline
+from test_derived_oracle import SLP_NO_RIGHT_ARC
+from test_learn import FAST, SYSTEMS, assert_refused, cli, generate_treebank, conllu_text  # noqa: F401
 from tsdsl import Interpreter, load_system
 from tsdsl.kernels import compile_system
 from tsdsl.treebank.conllu import read_conllu
@@ -286,3 +288,38 @@ def test_derive_oracle_command_prints_a_block(capsys):
     code, out, err = cli("derive-oracle", SYSTEMS / "arc-eager.ts", "--configs", "100")
     assert code == 0 and "exact: no configuration differed" in out
     assert "  reachable h -> d if (h in sigma and d in beta and not has_head(d))" in out
+
+
+# ---- specs whose derivations never reach a terminal configuration --------------------------
+
+@pytest.mark.parametrize("name, text", [("noterm", EAGER_NO_TERMINAL), ("noright", SLP_NO_RIGHT_ARC)],
+                         ids=["noterm", "noright"])
+def test_a_spec_that_derives_no_tree_is_refused_before_training(toy, name, text):
+    """arc-eager with an unreachable terminal used to train (its oracle "reproduced 100%" of
+    the trees: every arc built, no sentence finished) and write a useless model; SLP without
+    RIGHT-ARC used to hang in the derived oracle's check.  Both stop at once, naming the spec."""
+    spec = toy / f"{name}.ts"
+    spec.write_text(text, encoding="utf-8")
+    with deadline(120):
+        code, _, err = cli("train", spec, "--train", toy / "train.conllu", "--out", toy / f"{name}-model",
+                           *FAST, "--no-tagger")
+    assert_refused(code, err, str(spec), "cannot derive any tree", "nothing was trained")
+    assert not (toy / f"{name}-model").exists()
+
+
+def test_a_tree_counts_as_reproduced_only_when_its_derivation_terminates(toy):
+    """The oracle pass builds every gold arc of arc-eager with an unreachable terminal, then
+    gets stuck: no tree is reproduced, and even --force-oracle does not train with it."""
+    from tsdsl.errors import UsageError
+    from tsdsl.learn.features import default_features, load_features
+    from tsdsl.learn.train import TrainOptions, check_declared_oracle, choose_oracle, gold_batch
+
+    spec = toy / "noterm-kernel.ts"
+    spec.write_text(EAGER_NO_TERMINAL, encoding="utf-8")
+    system = load_system(spec)
+    kernel = compile_system(system, fallback=False)
+    sentences = read_conllu(toy / "train.conllu")[:20]
+    _, batch, _ = gold_batch(system, kernel, sentences, load_features(default_features(system), system))
+    assert check_declared_oracle(kernel, batch, 0) == 0.0
+    with pytest.raises(UsageError, match="reach a terminal configuration"):
+        choose_oracle(kernel, batch, TrainOptions(oracle="dynamic", force_oracle=True))

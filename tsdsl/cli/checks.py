@@ -274,7 +274,10 @@ class DeriveOracle(Command):
             raise UsageError(f"{args.spec}: oracles of multihead systems cannot be derived yet")
         derived = derive_oracle(system, str(Path(system.source_file).resolve()), configs=args.configs,
                                 max_n=args.max_n, exhaustive_n=args.exhaustive_n, overrides=overrides)
-        verdict = ("exact: no configuration differed from the exact loss" if derived.exact else
+        from ..verify.oracle_check import NOTHING_CHECKABLE
+
+        verdict = (f"NOT CHECKED: {NOTHING_CHECKABLE}" if not derived.checked else
+                   "exact: no configuration differed from the exact loss" if derived.exact else
                    "a lower bound of the loss (the check found configurations where it is not exact)"
                    if derived.lower else "NOT a lower bound: configurations where it exceeds the exact loss "
                    "(a bug in the reachability analysis: please report it)")
@@ -284,7 +287,7 @@ class DeriveOracle(Command):
               f"{derived.configurations - derived.exhaustive} random configurations of up to {args.max_n} words: "
               f"{verdict}")
         print(derived.block, end="")
-        return 0
+        return 0 if derived.checked else 1
 
 
 def _reach_budget(text: str) -> Optional[int]:

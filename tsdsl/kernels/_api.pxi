@@ -348,7 +348,9 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
     sentence_starts (None: not wanted), int32 n_sent + 1 long, gets where each sentence's
     actions begin in the logs, and the total transitions last (counted on overflow too).
     Returns (transitions, stuck sentences, mismatched sentences, mismatched words, log
-    overflowed): a sentence is stuck when no action has zero cost.
+    overflowed): a sentence is stuck when no action has zero cost (or the step limit is
+    reached), and mismatched when its final tree differs from its gold tree or it is stuck:
+    a derivation that ends in no terminal configuration reproduces no tree.
     """
     cdef const int* offsets = int32_data(gold_offsets, "offsets", n_sent + 1)
     cdef Py_ssize_t words = offsets[n_sent] if n_sent > 0 else 0
@@ -361,7 +363,7 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
                                                                        n_sent + 1, True)
     cdef const int* atab_data = NULL
     cdef Py_ssize_t si, T = 0
-    cdef int n, off, maxn = 0, a, lab, best, best_lab, h, d, lc, steps, limit, headless, bad, k, ph, base
+    cdef int n, off, maxn = 0, a, lab, best, best_lab, h, d, lc, steps, limit, headless, bad, k, ph, base, halted
     cdef long long stuck = 0, bad_sents = 0, bad_words = 0
     cdef bint labeled = n_labels > 0 and labels != NULL
     cdef St s, tmp
@@ -414,12 +416,12 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
             # the loss of the state, for costs by scratch copy: computed once a sentence, as
             # every action the unlabeled pass takes costs 0 and so leaves it unchanged
             base = 0 if labeled or not NEEDS_SCRATCH_STATE else loss_of(&s, ol)
+            halted = 0
             if not labeled:  # fused: costs in action order, the first zero applied at once
-                T = follow_oracle_nt(&s, &tmp, ol, base, limit, out_actions, T, cap, &k)
-                stuck += k
+                T = follow_oracle_nt(&s, &tmp, ol, base, limit, out_actions, T, cap, &halted)
             while labeled and not st_terminal(&s):
                 if steps >= limit:
-                    stuck += 1
+                    halted = 1
                     break
                 best = -1
                 best_lab = -1
@@ -442,7 +444,7 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
                         if row[a] == 0 and best < 0:
                             best = a
                 if best < 0:
-                    stuck += 1
+                    halted = 1
                     break
                 apply_legal(&s, best, best_lab)
                 if T < cap:
@@ -461,7 +463,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
                 out_heads[off + d - 1] = ph
                 bad += ph != heads[off + d - 1]
             bad_words += bad
-            bad_sents += bad > 0
+            stuck += halted
+            bad_sents += bad > 0 or halted != 0
         if starts != NULL:
             starts[n_sent] = T
     free(smem)

@@ -26,8 +26,8 @@ class OraclePass:
     """The result of :meth:`CompiledSystem.oracle_pass`."""
 
     transitions: int
-    stuck_sentences: int
-    mismatched_sentences: int
+    stuck_sentences: int       # no zero-cost action, or the step limit: no terminal configuration reached
+    mismatched_sentences: int  # final tree not the gold tree, or stuck (a stuck derivation reproduces nothing)
     mismatched_words: int
     actions: np.ndarray  # action ids taken, all sentences concatenated (capacity inf: ids of the longest sentence)
     labels: np.ndarray  # label ids (-1: none), aligned with actions

@@ -28,6 +28,7 @@ from ..files import read_json_record, write_atomic
 from ..kernels import kernel_cache_dir
 from ..lang import load_system
 from ..verify.derive_oracle import TITLE, derive_oracle
+from ..verify.oracle_check import NOTHING_CHECKABLE
 from ..verify.repair import extends_path
 
 CHECK_CONFIGS = 300
@@ -39,7 +40,7 @@ CHECK_EXHAUSTIVE_N = 4
 ORACLE_NAME = "derived"
 _CHECK = (f"every configuration of every gold tree of up to {CHECK_EXHAUSTIVE_N} words, and {CHECK_CONFIGS} random "
           f"ones of up to {CHECK_N} words")
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 """Part of the cache key: raise it whenever the derivation or its check changes."""
 
 
@@ -132,6 +133,10 @@ def _decide(system: ir.System, overrides: Optional[dict], where: Path) -> dict:
     if derived.rule == "false":
         return {**base, "status": "none", "note": f"{name}: declares no oracle, and the IR's pair reachability "
                                                   "derives none (every arc unreachable)"}
+    if not derived.checked:
+        return {**base, "status": "unchecked",
+                "note": f"{name}: declares no oracle; the derived one cannot be checked ({NOTHING_CHECKABLE}), "
+                        "so it is not used"}
     if not derived.lower:
         return {**base, "status": "unsound",
                 "note": f"{name}: declares no oracle; the derived one exceeds the exact loss somewhere ({checked}), "

@@ -22,12 +22,12 @@ from ..errors import UsageError
 from ..files import read_json_record, write_atomic
 from ..kernels import kernel_cache_dir
 from ..lang import load_system
-from ..verify.repair import (VERIFY_N, check_printed, extends_path, find_repair, first_failure,
+from ..verify.repair import (VERIFY_N, fragments_only, check_printed, extends_path, find_repair, first_failure,
                              repair_spec)
 
 QUICK_N = 4
 """Sentence lengths the pre-training check explores for dead ends."""
-CACHE_VERSION = 1
+CACHE_VERSION = 3
 
 
 @dataclass
@@ -83,21 +83,33 @@ def use_repair(system: ir.System, *, verify_n: int = VERIFY_N, overrides: Option
                      spec_file=str(spec_path), verified_n=verify_n)
 
 
+def _unsound_warning(name: str, quick) -> str:
+    """The warning training prints for a spec the quick check finds unsound ("" if sound up
+    to :data:`QUICK_N`): the same exploration that looks for dead ends sees every output, so
+    saying so costs nothing, and a parser of an unsound spec may output non-trees."""
+    if quick is None or "soundness" not in quick.properties or fragments_only(quick.unsound):
+        return ""  # headless words only: arc-eager's documented fragments, attached when parsing
+    return (f"warning: {name}: unsound: soundness fails at n = {quick.n} (the output has {quick.unsound}); "
+            f"`tsdsl verify {name}` shows a derivation; training the spec as written")
+
+
 def _decide(system: ir.System, verify_n: int, where: Path) -> dict:
     """Check, search and print; the record the cache keeps."""
     quick = first_failure(system, QUICK_N, stop_early=False)
     name = system.source_file
+    unsound = _unsound_warning(name, quick)
     if quick is None or "progress" not in quick.properties:
-        return {"status": "ok"}
+        return {"status": "unsound", "note": unsound} if unsound else {"status": "ok"}
     dead = f"{name}: dead ends (progress fails at n = {quick.n})"
     try:
         result = find_repair(system, max_n=verify_n)
     except UsageError as exc:
-        return {"status": "unrepaired", "note": f"{dead}; no repair searched ({exc}); training the spec as written"}
+        return {"status": "unrepaired", "note": f"{dead}; no repair searched ({exc}); training the spec as written"
+                                                + (f"\n{unsound}" if unsound else "")}
     if result.status != "repaired":
         return {"status": "unrepaired",
                 "note": f"{dead}; no guard repair of at most {result.max_size} literals verifies to n = {verify_n}; "
-                        "training the spec as written"}
+                        "training the spec as written" + (f"\n{unsound}" if unsound else "")}
     where.mkdir(parents=True, exist_ok=True)  # the relative `extends` resolves through it
     text = repair_spec(result, extends_path(name, str(where)))
     check_printed(result, text, str(where / _spec_name(system)))

@@ -65,6 +65,14 @@ trees (after lifting); below, ``--oracle auto`` trains with the static oracle by
 and an explicit ``--oracle dynamic|static`` stops unless ``--force-oracle``.  An exact oracle
 reproduces every tree it is exact for; one inherited by a spec whose transitions changed, or
 one that leads into dead ends, falls short."""
+MIN_TERMINAL_SHARE = 0.1
+"""Training refuses a spec when fewer than this share of the training trees can be derived to a
+terminal configuration (by the declared oracle it trains with, or by the search): a parser
+trained on it would end (almost) no sentence, and its output would be garbage."""
+DEAD_CHECK_N = 4
+"""Before anything trains, sentences of 1 to this many words: if none reaches a terminal
+configuration from its initial one, the spec derives no tree at all and training refuses."""
+DEAD_CHECK_BUDGET = 20_000
 SEARCH_STEP_BUDGET = 2_000
 """Configurations one search of the oracle by search may expand when it tests whether an output
 keeps the gold tree derivable (``--search-follow model``); an output whose search runs over it
@@ -282,14 +290,46 @@ class OracleChoice:
 
 def check_declared_oracle(kernel, batch, loss_index: int) -> float:
     """The share of the batch's gold trees that following the declared oracle (its first
-    zero-cost action at every step) reproduces exactly."""
+    zero-cost action at every step) reproduces exactly: derived to a terminal configuration
+    holding that tree (a derivation that gets stuck reproduces nothing, whatever arcs it built)."""
+    return follow_declared_oracle(kernel, batch, loss_index)[0]
+
+
+def follow_declared_oracle(kernel, batch, loss_index: int) -> tuple[float, float]:
+    """Shares of the batch's gold trees that following the declared oracle reproduces (as
+    :func:`check_declared_oracle`) and that it derives to any terminal configuration at all."""
     from ..kernels.compiled import Treebank
 
     words = batch.words
     tb = Treebank(np.ascontiguousarray(batch.heads[:words]), batch.offsets, None, 0)
     result = kernel.oracle_pass(tb, oracle=kernel.gen.losses[loss_index][0], loss=kernel.gen.losses[loss_index][1])
     n = batch.sentences
-    return (n - result.mismatched_sentences) / n if n else 1.0
+    if not n:
+        return 1.0, 1.0
+    return (n - result.mismatched_sentences) / n, (n - result.stuck_sentences) / n
+
+
+def refuse_if_underivable(system) -> None:
+    """Stop (a :class:`UsageError` naming the spec) when no sentence of 1 to
+    :data:`DEAD_CHECK_N` words reaches a terminal configuration from its initial one: the spec
+    derives no tree, so no oracle exists and a parser trained on it would finish no sentence.
+    Reachability does not depend on the gold tree; a search over its budget proves nothing
+    and lets training go on."""
+    from ..interp import Interpreter
+    from ..verify.loss import BudgetExceeded, LossSearch
+
+    if system.multihead:
+        return
+    it = Interpreter(system)
+    for n in range(1, DEAD_CHECK_N + 1):
+        try:
+            if LossSearch(it, [0] + list(range(1, n)), budget=DEAD_CHECK_BUDGET).loss(it.initial(n)) != float("inf"):
+                return
+        except BudgetExceeded:
+            return
+    raise UsageError(f"{system.source_file}: no sentence of 1 to {DEAD_CHECK_N} words reaches a terminal "
+                     "configuration: the spec cannot derive any tree (see `tsdsl verify`), so there is no oracle "
+                     "to train with and a parser would finish no sentence; nothing was trained")
 
 
 INHERITED_CHECK_CONFIGS = 300
@@ -308,6 +348,9 @@ def inherited_oracle_holds(system, oracle_name: str) -> tuple[bool, str]:
     if Path(oracle.origin.file).resolve() == Path(system.source_file).resolve():
         return True, ""
     report = check_oracle(system, oracle_name, configs=INHERITED_CHECK_CONFIGS, max_n=6, budget=20_000)
+    if not report.checked:
+        return False, f"inherited oracle {oracle_name} cannot be checked against this spec's transitions: " \
+                      f"{report.shortfall()}"
     if report.ok:
         return True, f"inherited oracle {oracle_name} checked against this spec's transitions"
     wrong = ", ".join(f"{k} {v}" for k, v in report.mismatches.items() if v)
@@ -326,8 +369,12 @@ def choose_oracle(kernel, batch, options: "TrainOptions") -> OracleChoice:
         return OracleChoice("search", note=note + "training trees derived by search (static oracle)")
     loss_index = _loss_index(kernel, options.loss)
     kind = resolve_oracle(kernel, loss_index, options.oracle)
-    share = check_declared_oracle(kernel, batch, loss_index)
+    share, terminal = follow_declared_oracle(kernel, batch, loss_index)
     name = "/".join(kernel.gen.losses[loss_index])
+    if terminal < MIN_TERMINAL_SHARE and options.oracle != "auto":
+        raise UsageError(f"{system.source_file}: following oracle {name}, only {100 * terminal:.1f}% of the training "
+                         "trees reach a terminal configuration: a parser trained with it would finish (almost) no "
+                         "sentence (--force-oracle does not change that); train with --oracle search (or auto)")
     holds, why = inherited_oracle_holds(system, kernel.gen.losses[loss_index][0])
     if (share >= ORACLE_MIN_REPRODUCED and holds) or options.force_oracle:
         note = f"oracle {name} reproduces {100 * share:.1f}% of the training trees" + (f"; {why}" if why else "")
@@ -360,6 +407,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     repair = use_repair(system, verify_n=options.repair_max_n, overrides=options.overrides or None) \
         if options.repair else RepairUse(system)
     system = repair.system
+    refuse_if_underivable(system)  # before the repair's note, which would promise training
     if repair.note and progress is not None:
         progress.write(repair.note + "\n")
     derived = use_derived_oracle(system, options.overrides or None) if options.oracle != "search" \
@@ -426,10 +474,13 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         if options.search_follow == "model":
             choice.note += "; --search-follow model: training follows the model's best-scoring free action"
         keep_order = searched.derived
-        if not len(keep_order):
-            raise UsageError(f"{train_file}: the search found a derivation for none of the {batch.sentences} "
-                             f"training trees (not derivable: {searched.not_derivable}, over the budget of "
-                             f"{options.search_budget} configurations: {searched.over_budget})")
+        if len(keep_order) < MIN_TERMINAL_SHARE * batch.sentences:
+            raise UsageError(f"{spec}: the search derived only {len(keep_order)} of the {batch.sentences} training "
+                             f"trees of {train_file} to a terminal configuration (not derivable: "
+                             f"{searched.not_derivable}, over the budget of {options.search_budget} configurations: "
+                             f"{searched.over_budget}); at least {100 * MIN_TERMINAL_SHARE:.0f}% are needed, "
+                             "else the parser would finish (almost) no sentence (see `tsdsl verify`); nothing was "
+                             "trained")
     else:
         keep_order = np.arange(batch.sentences, dtype=np.int32)
         if options.search_follow == "model":

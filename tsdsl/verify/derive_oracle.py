@@ -37,6 +37,12 @@ class DerivedOracle:
     skipped: int = 0     # configurations the check skipped (dead ends, over the search budget)
     exhaustive: int = 0  # of ``configurations``, those of the exhaustive part of the check
 
+    @property
+    def checked(self) -> bool:
+        """Whether the check compared any configuration: on a spec whose every configuration
+        sampled is a dead end it compares none, and ``exact`` then claims nothing."""
+        return self.configurations > 0
+
 
 def reach_rule(system: ir.System, *, ordered: bool = True) -> str:
     """The guard, in spec syntax, under which a missing gold arc ``h -> d`` is reachable.

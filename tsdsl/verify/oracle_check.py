@@ -23,6 +23,18 @@ from ..treebank.trees import is_projective, is_tree
 from .loss import BudgetExceeded, LossSearch
 from .space import state_key
 
+ATTEMPTS_PER_CONFIG = 10
+"""A random check stops after this many attempts (configurations compared or skipped) per
+configuration asked for: configurations from which no output is reachable (dead ends) or whose
+search runs over the budget are skipped, and a spec made of them must still end the check."""
+GIVE_UP_AFTER = 50
+"""...and after this many attempts when not one of them could be compared (every configuration
+sampled is a dead end or over the budget): the spec cannot derive the trees, and more samples
+would only cost time."""
+NOTHING_CHECKABLE = ("no sampled configuration can still reach its gold tree: the spec cannot derive these "
+                     "trees (see `tsdsl verify`)")
+"""What a check that compared no configuration says, in the report and in training's notes."""
+
 
 @dataclass
 class Mismatch:
@@ -43,17 +55,41 @@ class OracleReport:
     configurations: int = 0
     skipped_dead: int = 0
     skipped_budget: int = 0
+    asked: int = 0            # configurations asked for (0: every reachable one, exhaustive check)
     mismatches: dict[str, int] = field(default_factory=dict)
     examples: list[Mismatch] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
+    def attempts(self) -> int:
+        """Configurations compared or skipped so far (what bounds a random check)."""
+        return self.configurations + self.skipped_dead + self.skipped_budget
+
+    @property
+    def checked(self) -> bool:
+        """Whether any configuration was compared: a check of none says nothing about the oracle."""
+        return self.configurations > 0
+
+    @property
     def ok(self) -> bool:
-        return not any(self.mismatches.values())
+        """No mismatch, on at least one configuration compared."""
+        return self.checked and not any(self.mismatches.values())
+
+    def shortfall(self) -> str:
+        """Why fewer configurations were compared than asked for ("" when none is missing)."""
+        if not self.checked:
+            return NOTHING_CHECKABLE
+        if self.asked and self.configurations < self.asked:
+            return (f"only {self.configurations} of the {self.asked} configurations asked for could be compared: "
+                    f"the others sampled were dead ends or over the search budget (stopped after "
+                    f"{self.attempts} attempts)")
+        return ""
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["ok"] = self.ok
+        d["checked"] = self.checked
+        d["shortfall"] = self.shortfall()
         return d
 
 
@@ -88,29 +124,52 @@ def random_tree(rng: random.Random, n: int, projective: bool) -> tuple[int, ...]
 
 def check_oracle(system: ir.System, oracle_name: Optional[str] = None, *, configs: int = 1000, min_n: int = 1,
                  max_n: int = 8, seed: int = 0, budget: int = 200_000, keep: int = 3) -> OracleReport:
-    """Compare a declared oracle with exact loss on ``configs`` random configurations."""
+    """Compare a declared oracle with exact loss on ``configs`` random configurations.
+
+    Bounded however the spec behaves: at most :data:`ATTEMPTS_PER_CONFIG` attempts per
+    configuration asked for, :data:`GIVE_UP_AFTER` when none is comparable, and a walk ends at
+    its first dead end (every configuration after one is a dead end too), so a spec that
+    cannot derive the trees ends the check with a report saying so (:meth:`OracleReport.shortfall`)."""
     t0 = time.time()
     oracle = find_oracle(system, oracle_name)
     it = Interpreter(system)
     rng = random.Random(seed)
-    report = OracleReport(system.name, oracle.name, mismatches={l.name: 0 for l in oracle.losses})
+    report = OracleReport(system.name, oracle.name, asked=configs, mismatches={l.name: 0 for l in oracle.losses})
     exact_losses = [l for l in oracle.losses if l.bound == "exact"]
-    while report.configurations < configs:
+    dead_start: set[int] = set()  # lengths whose initial configuration is a dead end (whatever the gold tree)
+    over_start: set[int] = set()  # lengths whose initial configuration's search ran over the budget
+    while report.configurations < configs and not _give_up(report, configs):
         n = rng.randint(min_n, max_n)
         # gold trees of the class the system covers: projective ones for projective systems (where
         # arc decomposition is exact), projective and non-projective ones otherwise
         projective = system.covers in ("projective", "projective-dag") or rng.random() < 0.5
         gold = random_tree(rng, n, projective=projective)
+        if n in dead_start:
+            report.skipped_dead += 1  # no output is reachable: known without a new search
+            continue
+        if n in over_start and not report.checked:
+            report.skipped_budget += 1  # while nothing compares, one search over the budget per length
+            continue
         search = LossSearch(it, gold, budget=budget)
+        start = _start_state(it, search, n, report)
+        if start == "dead":
+            dead_start.add(n)
+            continue
+        if start == "over":
+            over_start.add(n)
+            if not report.checked:
+                continue
+            search = LossSearch(it, gold, budget=budget)
         fast = FastOracle(it, oracle, gold)
         c = it.initial(n)
         seq: list[str] = []
-        while report.configurations < configs and not it.is_terminal(c):
+        while report.configurations < configs and not it.is_terminal(c) and not _give_up(report, configs):
             legal = it.legal(c)
             if not legal:
                 break
             try:
-                _compare(it, c, seq, gold, search, fast, oracle, exact_losses, report, keep)
+                if not _compare(it, c, seq, gold, search, fast, oracle, exact_losses, report, keep):
+                    break  # a dead end: so is every configuration after it
             except BudgetExceeded:
                 report.skipped_budget += 1
                 search = LossSearch(it, gold, budget=budget)
@@ -119,6 +178,28 @@ def check_oracle(system: ir.System, oracle_name: Optional[str] = None, *, config
             seq.append(a)
     report.seconds = round(time.time() - t0, 2)
     return report
+
+
+def _start_state(it: Interpreter, search: LossSearch, n: int, report: OracleReport) -> str:
+    """``"dead"`` when no output is reachable from the initial configuration of ``n`` words
+    (counted as skipped; it holds for every gold tree of ``n`` words, so a check sampling a
+    dead-end spec searches each length once, not once a tree), ``"over"`` when that search
+    runs over the budget (counted), else ``"ok"``."""
+    try:
+        dead = search.loss(it.initial(n)) == math.inf
+    except BudgetExceeded:
+        report.skipped_budget += 1
+        return "over"
+    if dead:
+        report.skipped_dead += 1
+    return "dead" if dead else "ok"
+
+
+def _give_up(report: OracleReport, configs: int) -> bool:
+    """Whether a random check has spent its attempts (see :data:`ATTEMPTS_PER_CONFIG`)."""
+    if report.attempts >= ATTEMPTS_PER_CONFIG * max(configs, 1):
+        return True
+    return not report.checked and report.attempts >= GIVE_UP_AFTER
 
 
 def all_trees(n: int, projective: bool):
@@ -169,11 +250,13 @@ def check_oracle_exhaustive(system: ir.System, oracle_name: Optional[str] = None
 
 
 def _compare(it: Interpreter, c: Config, seq, gold, search: LossSearch, fast: FastOracle, oracle: ir.Oracle,
-             exact_losses, report: OracleReport, keep: int) -> None:
+             exact_losses, report: OracleReport, keep: int) -> bool:
+    """Compare the oracle with the exact loss at ``c`` and record the result in ``report``;
+    False (and counted as skipped) when ``c`` is a dead end, whose loss is infinite."""
     exact = search.loss(c)
     if exact == math.inf:
         report.skipped_dead += 1
-        return
+        return False
     report.configurations += 1
     exact_zero = None
     for l in oracle.losses:
@@ -202,6 +285,7 @@ def _compare(it: Interpreter, c: Config, seq, gold, search: LossSearch, fast: Fa
                 report.examples.append(Mismatch(
                     l.name, list(gold), list(seq), exact, value, exact_zero or [], fast_zero,
                     render_steps(steps, [d.name for d in it.system.lists])))
+    return True
 
 
 def render_report(r: OracleReport) -> str:
@@ -209,12 +293,15 @@ def render_report(r: OracleReport) -> str:
              f"({r.skipped_dead} dead-end configurations and {r.skipped_budget} over the search budget skipped), "
              f"{r.seconds:.1f} s"]
     for name, count in r.mismatches.items():
-        lines.append(f"  loss {name}: {'OK' if count == 0 else f'{count} MISMATCHES'}")
+        verdict = "not checked" if not r.checked else "OK" if count == 0 else f"{count} MISMATCHES"
+        lines.append(f"  loss {name}: {verdict}")
     for m in r.examples:
         lines.append(f"  mismatch ({m.loss}): gold heads {' '.join(map(str, m.gold))}; exact loss {m.exact}, "
                      f"fast {m.fast}; zero-cost exact {m.exact_zero} vs fast {m.fast_zero}")
         lines.append(f"    actions: {' '.join(m.actions) or '(initial configuration)'}")
         lines.extend("    " + t for t in m.trace.splitlines())
+    if r.shortfall():
+        lines.append(f"  {'NOT CHECKED' if not r.checked else 'note'}: {r.shortfall()}")
     return "\n".join(lines)
 
 
@@ -236,9 +323,11 @@ def bounds_table(system: ir.System, sentences: Sequence[Sequence[int]], oracle_n
     sums = {l.name: 0.0 for l in oracle.losses}
     diffs = {l.name: 0.0 for l in oracle.losses}
     exact_sum = 0.0
-    count = 0
+    count = attempts = 0
     pool = [tuple(s) for s in sentences if s]
-    while count < configs and pool:
+    # bounded like check_oracle: dead ends and searches over the budget count as attempts
+    limit = ATTEMPTS_PER_CONFIG * max(configs, 1)
+    while count < configs and pool and attempts < limit and (count or attempts < GIVE_UP_AFTER):
         gold = rng.choice(pool)
         search = LossSearch(it, gold, budget=budget)
         fast = FastOracle(it, oracle, gold)
@@ -247,17 +336,19 @@ def bounds_table(system: ir.System, sentences: Sequence[Sequence[int]], oracle_n
             legal = it.legal(c)
             if not legal:
                 break
+            attempts += 1
             try:
                 exact = search.loss(c)
             except BudgetExceeded:
                 break
-            if exact != math.inf:
-                count += 1
-                exact_sum += exact
-                for l in oracle.losses:
-                    v = fast.loss(c, l.name)
-                    sums[l.name] += v
-                    diffs[l.name] += abs(v - exact)
+            if exact == math.inf:
+                break  # a dead end: so is every configuration after it
+            count += 1
+            exact_sum += exact
+            for l in oracle.losses:
+                v = fast.loss(c, l.name)
+                sums[l.name] += v
+                diffs[l.name] += abs(v - exact)
             it.apply(c, rng.choice(legal))
     avg = {k: v / max(count, 1) for k, v in sums.items()}
     avg["exact"] = exact_sum / max(count, 1)

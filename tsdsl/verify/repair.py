@@ -216,9 +216,16 @@ class Failure:
 
     n: int
     properties: tuple[str, ...]
+    unsound: str = ""  # when soundness fails: what is wrong with the first bad output ("a cycle", ...)
 
     def describe(self) -> str:
         return f"{' and '.join(self.properties)} fail{'s' if len(self.properties) == 1 else ''} at n = {self.n}"
+
+
+def fragments_only(problem: str) -> bool:
+    """Whether an output problem is only headless words (fragments), as arc-eager leaves on its
+    stack by design (its claim says so; parsing attaches them), not a cycle or a second head."""
+    return "without a head" in problem
 
 
 def used_actions(system: ir.System, max_n: int, *, limit: int = SCREEN_LIMIT) -> set[str]:
@@ -249,22 +256,27 @@ def first_failure(system: ir.System, max_n: int, *, limit: int = SCREEN_LIMIT, s
             return Failure(n, (TOO_LARGE,))
         failing: list[str] = []
         derived = set()
+        unsound = ""
         for node in range(g.size):
             c = g.configs[node]
             if g.terminal[node]:
-                if "soundness" not in failing and output_problem(it, c):
-                    failing.append("soundness")
+                if "soundness" not in failing or fragments_only(unsound):
+                    why = output_problem(it, c) or ""  # a worse problem than fragments is kept if any
+                    if why and "soundness" not in failing:
+                        failing.append("soundness")
+                    if why and (not unsound or not fragments_only(why)):
+                        unsound = why
                 derived.add(tuple(it.output(c).heads) if not system.multihead else
                             frozenset((h, d) for h, d, _ in it.output(c).arcs))
             elif not g.edges[node] and "progress" not in failing:
                 failing.append("progress")
             if failing and stop_early:
-                return Failure(n, tuple(failing))
+                return Failure(n, tuple(failing), unsound)
         used.update(a for out in g.edges for a, _ in out)
         if find_cycle(g) is not None:
             failing.append("termination")
             if stop_early:
-                return Failure(n, tuple(failing))
+                return Failure(n, tuple(failing), unsound)
         if system.covers != "any":
             for t in class_trees(system.covers, n):
                 key = frozenset((h, d) for d, h in enumerate(t, 1)) if system.multihead else tuple(t)
@@ -273,7 +285,7 @@ def first_failure(system: ir.System, max_n: int, *, limit: int = SCREEN_LIMIT, s
                     break
         if failing:
             order = ("soundness", "completeness", "progress", "termination")
-            return Failure(n, tuple(sorted(failing, key=lambda p: order.index(p) if p in order else 9)))
+            return Failure(n, tuple(sorted(failing, key=lambda p: order.index(p) if p in order else 9)), unsound)
     if not usable <= used:
         return Failure(max_n, (f"usability of {', '.join(sorted(usable - used))}",))
     return None
