@@ -41,7 +41,7 @@ from .model import Model, save, spec_sources
 from .epochs import BestEpoch
 from .tagger import columns_present, train_tagger
 from .outputs import build_outputs
-from .parser import IGNORED_COLUMNS, ROOT_LABEL, GraphParser
+from .parser import IGNORED_COLUMNS, ROOT_LABEL, GraphParser, absent_columns, warn_absent_columns
 from .progress import Progress
 
 LABEL_MIN_COUNT = 50
@@ -86,8 +86,6 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
         raise UsageError(f"{dev_file}: no enhanced dependencies (DEPS is _ on every word): the development set "
                          "is scored by ELAS")
     train_columns = [columns_of(s) for s in train_sents]
-    from .train import absent_columns, warn_absent_columns  # train imports this module lazily
-
     absent = absent_columns(features, train_columns)
     warn_absent_columns(train_file, absent, progress)
     # the tagger fills in missing tags at parse time; the graph parser trains on gold tags

@@ -17,11 +17,12 @@ training file did not have (model meta ``ignored_columns``) are read as empty.
 
 from __future__ import annotations
 
+import sys
 import time
 from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional, Sequence, TextIO
 
 import numpy as np
 
@@ -37,7 +38,7 @@ from .data import columns_of, make_batch
 from .engine import Engine
 from .model import Model, ModelError, load
 from .outputs import build_outputs, unit_names
-from .tagger import EMPTY, TAG_COLUMNS, column_values, is_empty
+from .tagger import EMPTY, TAG_COLUMNS, column_values, columns_present, is_empty
 
 
 UNLABELED_FALLBACK = "dep"
@@ -110,6 +111,26 @@ def without_columns(columns: Sequence[dict], names: Sequence[str]) -> Sequence[d
     if not names:
         return columns
     return [dict(c, **{n: (EMPTY,) * len(c["form"]) for n in names}) for c in columns]
+
+
+def absent_columns(features, train_columns) -> list[str]:
+    """The tag columns the features read that the training sentences (column dicts) leave
+    empty, ``_`` for every word: no tagger can be trained for them and the parser never sees
+    a value of them, so the model ignores them (:data:`IGNORED_COLUMNS`)."""
+    reads, present = columns_read(features), columns_present(train_columns)
+    return [c for c in TAG_COLUMNS if c in reads and c not in present]
+
+
+def warn_absent_columns(train_file, absent: list[str], progress: Optional[TextIO]) -> None:
+    """Say on stderr (even with ``--quiet``) which columns the model will ignore and why:
+    training on a file without tags would otherwise pass silently, and the dev score,
+    given tags the parser never saw, would mean nothing."""
+    if absent:
+        names, them = ", ".join(c.upper() for c in absent), "it" if len(absent) == 1 else "them"
+        (progress or sys.stderr).write(
+            f"warning: {train_file}: {names} empty in every sentence (_ for every word) although the features "
+            f"read {them}: no tagger can be trained for {them}, and the model ignores {them} (reads {them} as _ in "
+            "the dev set and in parsed files)\n")
 
 
 def _word_list(columns: dict, words: Sequence[int], shown: int = 5) -> str:

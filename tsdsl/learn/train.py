@@ -45,14 +45,14 @@ from .derive import DEFAULT_BUDGET, search_oracle
 from .engine import Engine
 from .model import Model, check_writable, save, spec_sources
 from .outputs import build_outputs, unit_names
-from .parser import IGNORED_COLUMNS, Parser, columns_read
+from .parser import IGNORED_COLUMNS, Parser, absent_columns, warn_absent_columns
 from .progress import Progress
 from .derived import DerivedUse, use_derived_oracle
 from .repaired import RepairUse, use_repair
 from ..verify.repair import VERIFY_N
 from .epochs import BestEpoch
 from .weights import DEFAULT_PRECISION, PRECISIONS
-from .tagger import PARSER_TAGS, MIXED_SHARE, TAG_COLUMNS, columns_present, jackknife, mix_tags, train_tagger
+from .tagger import PARSER_TAGS, MIXED_SHARE, columns_present, jackknife, mix_tags, train_tagger
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
 MAX_EPOCHS = 30
@@ -155,26 +155,6 @@ class TrainResult:
     dev: bool = False               # whether a development set scored the epochs
     dev_tags_predicted: bool = False  # the dev set was scored with the tagger's tags, not its own
     over_budget: int = 0      # of the not derived: the search gave up (--search-budget), not proved none
-
-
-def absent_columns(features, train_columns) -> list[str]:
-    """The tag columns the features read that the training sentences (column dicts) leave
-    empty, ``_`` for every word: no tagger can be trained for them and the parser never sees
-    a value of them, so the model ignores them (:data:`~tsdsl.learn.parser.IGNORED_COLUMNS`)."""
-    reads, present = columns_read(features), columns_present(train_columns)
-    return [c for c in TAG_COLUMNS if c in reads and c not in present]
-
-
-def warn_absent_columns(train_file, absent: list[str], progress: Optional[TextIO]) -> None:
-    """Say on stderr (even with ``--quiet``) which columns the model will ignore and why:
-    training on a file without tags would otherwise pass silently, and the dev score,
-    given tags the parser never saw, would mean nothing."""
-    if absent:
-        names, them = ", ".join(c.upper() for c in absent), "it" if len(absent) == 1 else "them"
-        (progress or sys.stderr).write(
-            f"warning: {train_file}: {names} empty in every sentence (_ for every word) although the features "
-            f"read {them}: no tagger can be trained for {them}, and the model ignores {them} (reads {them} as _ in "
-            "the dev set and in parsed files)\n")
 
 
 def _trees(sentences: list[Sentence]):
