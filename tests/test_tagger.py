@@ -274,11 +274,17 @@ def test_parse_partly_tagged_input_predicts_the_gaps(models, toy, tmp_path):
     assert las_gold - las_half < 0.05, (las_gold, las_half)
 
 
-def test_a_model_without_tagger_refuses_partly_tagged_input(models, toy, tmp_path):
-    gold = read_conllu(toy / "dev.conllu")
-    mixed = gold[:3] + half_tagged(gold[3:4]) + gold[4:]
+def with_fourth_changed(tmp_path, gold, change):
+    """A file of the gold sentences whose fourth one is ``change``d, and its sentences."""
+    mixed = gold[:3] + change(gold[3:4]) + gold[4:]
     path = tmp_path / "mixed.conllu"
     path.write_text("".join(s.to_text() for s in mixed), encoding="utf-8")
+    return path, mixed
+
+
+def test_a_model_without_tagger_refuses_partly_tagged_input(models, toy, tmp_path):
+    gold = read_conllu(toy / "dev.conllu")
+    path, mixed = with_fourth_changed(tmp_path, gold, half_tagged)
     out = tmp_path / "never.conllu"
     code, _, err = cli("parse", models["without"][0], path, "-o", out)
     assert_refused(code, err, f"{path}:{mixed[3].line}:", "UPOS is empty (_) for", f"2 {gold[3].forms[1]!r}",
@@ -290,9 +296,7 @@ def test_a_model_without_tagger_refuses_partly_tagged_input(models, toy, tmp_pat
 
 def test_a_model_without_tagger_refuses_untagged_input(models, toy, tmp_path):
     gold = read_conllu(toy / "dev.conllu")
-    mixed = gold[:3] + emptied(gold[3:4]) + gold[4:]
-    path = tmp_path / "mixed.conllu"
-    path.write_text("".join(s.to_text() for s in mixed), encoding="utf-8")
+    path, mixed = with_fourth_changed(tmp_path, gold, emptied)
     out = tmp_path / "never.conllu"
     code, _, err = cli("parse", models["without"][0], path, "-o", out)
     assert_refused(code, err, f"{path}:{mixed[3].line}:", "UPOS is empty", "no tagger")
