@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from strategies import class_trees_strategy, legal_action_sequences
-from test_check_oracle import deadline
+from test_check_oracle import deadline, seed_with
 from test_learn import cli_subprocess
 from tsdsl import load_system, load_system_text
 from tsdsl.interp import Interpreter
@@ -211,16 +211,8 @@ def test_the_exhaustive_check_catches_a_wrong_rule(tmp_path):
 
 # arc-standard (SLP3) without RIGHT-ARC: no word can leave the stack above the root, so no
 # configuration reaches the terminal one; there is nothing to check a derived rule against
-SLP_NO_RIGHT_ARC = """\
-system slp_no_right_arc
-  produces projective
-  root     left
-  lists    σ, β
-  initial  ([root], [1..n])
-  terminal ([r], []) if is_root(r)
-  SHIFT     : (σ, b|β)     => (σ|b, β)
-  LEFT-ARC  : (σ|t|s, β)   => (σ|s, β)   arc s -> t
-"""
+SLP_NO_RIGHT_ARC = seed_with("arc-standard-slp", "slp_no_right_arc",
+                             "  RIGHT-ARC : (σ|t|s, β)   => (σ|t, β)   arc t -> s\n", "")
 
 
 def test_a_rule_checked_on_no_configuration_is_not_claimed_exact(tmp_path):
