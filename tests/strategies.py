@@ -303,6 +303,24 @@ def sparse_weight_tables(draw, *, hash_bits: int = 14, max_weights: int = 200):
     return SparseWeights(np.asarray(index, dtype=np.int64), np.asarray(values, dtype=np.float32), C)
 
 
+def random_stored_weights(seed: int, C: int, density: float, full_rows: float, magnitudes=(-2, 2), *,
+                          hash_bits: int):
+    """Random float16 weights (:class:`tsdsl.learn.weights.StoredWeights`, ``2**hash_bits``
+    rows): each row empty, sparse (about ``density`` of its outputs) or, with probability
+    ``full_rows``, full; values of mixed signs and magnitudes (powers of ten in
+    ``magnitudes``).  Hypothesis draws the seed."""
+    import numpy as np
+
+    from tsdsl.learn import weights as wt
+
+    rng = np.random.default_rng(seed)
+    rows = 1 << hash_bits
+    mask = rng.random((rows, C)) < density
+    mask[rng.random(rows) < full_rows] = True
+    table = np.where(mask, rng.standard_normal((rows, C)) * 10.0 ** rng.integers(*magnitudes, (rows, C)), 0)
+    return wt.store(wt.SparseWeights.from_dense(table.astype(np.float32)), "float16")
+
+
 def tagged_sentences(words, *, max_len: int = 30, max_sentences: int = 6):
     """Batches of 1..max_sentences random sentences, each 1..max_len (form, UPOS) pairs drawn
     from ``words`` (e.g. those of a toy treebank), to parse with a model trained on it."""

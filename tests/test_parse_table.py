@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from strategies import sparse_weight_tables
+from strategies import random_stored_weights, sparse_weight_tables
 from tsdsl.kernels import compile_system
 from tsdsl.lang import load_system
 from tsdsl.learn import TrainOptions, train
@@ -39,6 +39,7 @@ HASH_BITS = 10
 # capacity inf (family instances)
 SYSTEMS = {
     "arc-eager": ("arc-eager.ts", {}),
+    "covington": ("covington.ts", {}),
     "covington-nm": ("covington-nm.ts", {}),
     "nm-2013": ("arc-eager-nm-2013.ts", {}),
     "easy-first-k3": ("easy-first-bounded.ts", {"K": 3}),
@@ -55,8 +56,8 @@ def decode(table: wt.ParseTable, rows: int, C: int) -> np.ndarray:
         if count[b] == wt.REF_DENSE:
             out[b] = table.dense[offset[b]]
         else:
-            e = table.entries[offset[b]:offset[b] + count[b]]
-            out[b, e[:, 0]] = e[:, 1].view(np.float32)
+            cols, weights = table.pairs(offset[b], offset[b] + count[b])
+            out[b, cols] = weights
     return out
 
 
@@ -70,6 +71,21 @@ def test_parse_table_holds_exactly_the_stored_weights(sparse, precision, dense_f
     counts[stored.rows] = stored.counts
     assert len(table.dense) == np.count_nonzero(counts >= dense_from)
     assert len(table.entries) == counts[counts < dense_from].sum()
+    # float16 weights of scale 1 keep their pairs packed in 4 bytes, the others in 8
+    assert table.half == (precision == "float16" and bool(np.all(stored.scale == 1)))
+    assert table.entries.dtype == (np.uint32 if table.half else np.int32)
+    assert table.entries.ndim == (1 if table.half else 2)
+
+
+def test_the_kernel_refuses_a_packed_pair_outside_the_outputs(kernels):
+    kernel, features, outputs = kernels["arc-eager"]
+    C = len(outputs)
+    stored = wt.store(wt.SparseWeights(np.array([5 * C + 1], np.int64), np.array([0.5], np.float32), C), "float16")
+    table = wt.parse_table(stored, HASH_BITS)
+    assert table.half and table.pairs(0, 1)[0].tolist() == [1] and table.pairs(0, 1)[1].tolist() == [0.5]
+    table.entries[0] = (table.entries[0] & 0xFFFF0000) | C  # output C: one past the last
+    with pytest.raises(ValueError, match="out of range"):
+        Engine(kernel, features, outputs, HASH_BITS, table=table)
 
 
 def test_parse_table_refuses_a_bad_threshold():
@@ -100,15 +116,7 @@ def dev_batches(kernels):
 
 
 def random_weights(seed: int, C: int, density: float, full_rows: float, magnitudes=(-2, 2)) -> wt.StoredWeights:
-    """Random float16 weights: each row empty, sparse (about ``density`` of its outputs) or,
-    with probability ``full_rows``, full; values of mixed signs and magnitudes (powers of
-    ten in ``magnitudes``)."""
-    rng = np.random.default_rng(seed)
-    rows = 1 << HASH_BITS
-    mask = rng.random((rows, C)) < density
-    mask[rng.random(rows) < full_rows] = True
-    table = np.where(mask, rng.standard_normal((rows, C)) * 10.0 ** rng.integers(*magnitudes, (rows, C)), 0)
-    return wt.store(wt.SparseWeights.from_dense(table.astype(np.float32)), "float16")
+    return random_stored_weights(seed, C, density, full_rows, magnitudes, hash_bits=HASH_BITS)
 
 
 def same_parses(kernel, features, outputs, stored, batch, *, dense_from: int = wt.DENSE_FROM, beam: int = 1):

@@ -25,6 +25,7 @@ cdef struct InstCache:
     uint64_t* sig       # per slot: the signature held (0: empty)
     int* sstamp         # per slot: the weight stamp its scores were computed with
     float* sc           # per slot: C scores
+    int* ubest          # per slot and family unit: its first best-scoring output (see inst_unit_best)
     int* feats          # per slot: nf feature buckets
     int* ver            # per token: version (arcs built at or below it)
     int* uo_start       # outputs of family unit u: uo_list[uo_start[u] .. uo_start[u + 1])
@@ -40,14 +41,16 @@ cdef struct InstCache:
     int wstamp          # the weights' stamp
     uint64_t gen        # sentence counter
     uint64_t salt       # step counter (no locality: no reuse across steps)
+    size_t last         # the slot inst_scores used last
+    int use_ubest       # inst_best reads ubest (Learner.unit_best) instead of every output's score
     long long hits
     long long misses
 
 
 cdef void inst_free(InstCache* ic) noexcept nogil:
-    free(ic.sig); free(ic.sstamp); free(ic.sc); free(ic.feats); free(ic.ver)
+    free(ic.sig); free(ic.sstamp); free(ic.sc); free(ic.ubest); free(ic.feats); free(ic.ver)
     free(ic.uo_start); free(ic.uo_list); free(ic.fg); free(ic.fp)
-    ic.sig = NULL; ic.sstamp = NULL; ic.sc = NULL; ic.feats = NULL; ic.ver = NULL
+    ic.sig = NULL; ic.sstamp = NULL; ic.sc = NULL; ic.ubest = NULL; ic.feats = NULL; ic.ver = NULL
     ic.uo_start = NULL; ic.uo_list = NULL; ic.fg = NULL; ic.fp = NULL
 
 
@@ -60,16 +63,18 @@ cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, co
         slots *= 2
     ic.slots, ic.C, ic.nf, ic.base, ic.n_base, ic.local = slots, m.C, nf, base, n_base, local
     ic.wstamp, ic.gen, ic.salt, ic.hits, ic.misses = 0, 0, 0, 0, 0
+    ic.last, ic.use_ubest = 0, 1
     ic.sig = <uint64_t*>calloc(slots, sizeof(uint64_t))
     ic.sstamp = <int*>malloc(sizeof(int) * slots)
     ic.sc = <float*>malloc(sizeof(float) * <size_t>slots * (m.C + 1))
+    ic.ubest = <int*>malloc(sizeof(int) * <size_t>slots * (N_ACTIONS + 1))
     ic.feats = <int*>malloc(sizeof(int) * <size_t>slots * (nf + 1))
     ic.ver = <int*>malloc(sizeof(int) * (maxn + 3))
     ic.uo_start = <int*>malloc(sizeof(int) * (N_ACTIONS + 2))
     ic.uo_list = <int*>malloc(sizeof(int) * (MAX_CLASS_UNITS * m.C + 1))
     ic.fg = <int*>malloc(sizeof(int) * (nf + 1))
     ic.fp = <int*>malloc(sizeof(int) * (nf + 1))
-    if not (ic.sig and ic.sstamp and ic.sc and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg
+    if not (ic.sig and ic.sstamp and ic.sc and ic.ubest and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg
             and ic.fp):
         inst_free(ic)
         return -1
@@ -125,7 +130,21 @@ cdef float* inst_scores(InstCache* ic, const St* s, Feats* fx, const Model* m, b
     if ic.sstamp[slot] != ic.wstamp:
         score(m, f, ic.nf, sc)
         ic.sstamp[slot] = ic.wstamp
+        unit_bests(ic, sc, ic.ubest + slot * N_ACTIONS)
+    ic.last = slot
     return sc
+
+
+cdef void unit_bests(const InstCache* ic, const float* sc, int* out) noexcept nogil:
+    """out[u]: the first best-scoring output of family unit u (in output order), -1: none."""
+    cdef int u, k, c, best
+    for u in range(N_ACTIONS):
+        best = -1
+        for k in range(ic.uo_start[u], ic.uo_start[u + 1]):
+            c = ic.uo_list[k]
+            if best < 0 or sc[c] > sc[best]:
+                best = c
+        out[u] = best
 
 
 cdef int inst_best(InstCache* ic, St* s, Feats* fx, const Model* m, int* best_a, int* best_c,
@@ -146,7 +165,14 @@ cdef int inst_best(InstCache* ic, St* s, Feats* fx, const Model* m, int* best_a,
         fx.i0 = s.atab[3 * a + 1]
         fx.i1 = s.atab[3 * a + 2]
         sc = inst_scores(ic, s, fx, m, kids_ready)
-        for k in range(ic.uo_start[u], ic.uo_start[u + 1]):
+        if ic.use_ubest:
+            c = ic.ubest[ic.last * N_ACTIONS + u]  # the instance's own first best: the same winner
+            if c >= 0 and (best_c[0] < 0 or sc[c] > top):
+                top = sc[c]
+                best_a[0] = a
+                best_c[0] = c
+            continue
+        for k in range(ic.uo_start[u], ic.uo_start[u + 1]):  # (Learner.unit_best off) every output
             c = ic.uo_list[k]
             if best_c[0] < 0 or sc[c] > top:
                 top = sc[c]
@@ -200,6 +226,7 @@ cdef int open_instances(Learner self, InstCache* ic, int nact, int maxn) except 
     if inst_open(ic, &self.m, self.fx.n_tpl, nact, maxn, self.inst_base, self.n_inst_base,
                  self.inst_local) < 0:
         raise MemoryError()
+    ic.use_ubest = self.unit_best
     return 0
 
 def train_instances(Learner self, object offsets_, object tokens, object order_, object actions_, object labels_,

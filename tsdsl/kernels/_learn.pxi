@@ -67,6 +67,9 @@ cdef class Learner:
     cdef public bint group_check            # greedy parsing also scores every step from scratch
     cdef public long long group_mismatches  # steps whose kept-sum scores differed (should be 0)
     cdef public bint legal_memo             # greedy parsing memoizes legal outputs per pattern (legal_outputs)
+    cdef public bint few_outputs            # greedy parsing scores only the legal outputs when few are (score_few)
+    cdef public long long few_steps         # steps the last greedy parse scored that way (or not at all: one legal)
+    cdef public bint unit_best              # capacity inf: each instance's best output kept with its scores
     cdef const int* grp_anchor
     cdef int grp_depth
     cdef int grp_linear
@@ -91,6 +94,7 @@ cdef class Learner:
         self.m.live = NULL if training or W is None else uint8_data(live, "live rows", rows)
         self.m.sp_ref = NULL
         self.m.sp = NULL
+        self.m.sp16 = NULL
         self.m.sp_dense = NULL
         self.m.sp_dense16 = NULL
         self.sp_keep = None
@@ -102,6 +106,9 @@ cdef class Learner:
         self.group_check = False
         self.group_mismatches = 0
         self.legal_memo = True
+        self.few_outputs = True
+        self.few_steps = 0
+        self.unit_best = True
         self.grp_anchor = NULL
         self.grp_depth = 0
         self.grp_linear = 0
@@ -187,13 +194,19 @@ cdef class Learner:
 
     def set_sparse(self, object refs, object entries, int n_entries, object dense, int n_dense):
         """Parse from the parse-time table of tsdsl.learn.weights.ParseTable instead of W:
-        refs uint32 per bucket (count << 26 | offset), entries int32 (output, float32 bits
-        of the weight) pairs, dense float32 (or float16) rows of C weights.  Every reference is checked
-        against the arrays here.  Training needs W (see :meth:`need_dense`)."""
+        refs uint32 per bucket (count << 26 | offset); dense float32 rows of C weights and
+        entries int32 (output, float32 bits of the weight) pairs, or dense float16 rows and
+        entries uint32 (output | float16 bits << 16).  Every reference is checked against the
+        arrays here.  Training needs W (see :meth:`need_dense`)."""
         cdef Py_ssize_t rows = <Py_ssize_t>self.m.mask + 1
         cdef const unsigned int* rf = <const unsigned int*>array_data(refs, "row references", "IL", 4, rows, False)
-        cdef const int* en = int32_data(entries, "sparse weights", 2 * <Py_ssize_t>n_entries)
         cdef bint half = getattr(dense, "dtype", None) is not None and dense.dtype.itemsize == 2
+        cdef const int* en = NULL
+        cdef const unsigned int* en16 = NULL
+        if half:
+            en16 = <const unsigned int*>array_data(entries, "sparse weights", "IL", 4, n_entries, False)
+        else:
+            en = int32_data(entries, "sparse weights", 2 * <Py_ssize_t>n_entries)
         cdef const void* dn = array_data(dense, "dense rows", "e" if half else "f", 2 if half else 4,
                                          <Py_ssize_t>n_dense * self.m.C, False)
         cdef Py_ssize_t b
@@ -206,10 +219,11 @@ cdef class Learner:
             if (off >= <unsigned int>n_dense) if cnt == REF_DENSE else (cnt > 0 and off + cnt > <unsigned int>n_entries):
                 raise ValueError(f"row reference {b} points outside the weights")
         for k in range(n_entries):
-            if not 0 <= en[2 * k] < self.m.C:
-                raise ValueError(f"sparse weights: output {en[2 * k]} out of range")
+            if not 0 <= (<int>(en16[k] & 0xFFFF) if half else en[2 * k]) < self.m.C:
+                raise ValueError(f"sparse weights: output {en16[k] & 0xFFFF if half else en[2 * k]} out of range")
         self.m.sp_ref = rf
         self.m.sp = <const WEntry*>en
+        self.m.sp16 = en16
         self.m.sp_dense = NULL if half else <const float*>dn
         self.m.sp_dense16 = <const unsigned short*>dn if half else NULL
         self.sp_keep = (refs, entries, dense)
@@ -257,7 +271,7 @@ cdef class Learner:
         return 0
 
     cdef int need_weights(self) except -1:
-        if self.m.W == NULL and self.m.sp == NULL:
+        if self.m.W == NULL and self.m.sp == NULL and self.m.sp16 == NULL:
             raise ValueError("no weights: give W or call set_sparse first")
         return 0
 
@@ -496,6 +510,9 @@ cdef class Learner:
         cdef int n_legal
         cdef LegalMemo lm
         cdef bint memo = self.legal_memo
+        cdef bint few = self.few_outputs and not HAS_UNLABELED  # note_labels reads every output's score
+        cdef int* pos = NULL
+        cdef float scf[FEW_OUTPUTS]
         cdef int* before
         cdef float* sc
         cdef Model* m = &self.m
@@ -503,6 +520,7 @@ cdef class Learner:
         cdef bint grouped = m.ngrp > 0
         cdef bint check = self.group_check
         cdef long long mismatches = 0
+        cdef long long n_few = 0
         if UNBOUNDED:
             raise ValueError("parsing needs a bounded action set")
         for si in range(n_sent):
@@ -515,6 +533,7 @@ cdef class Learner:
         ubuf = <int*>malloc(sizeof(int) * (2 * C + 1))
         sc = <float*>malloc(sizeof(float) * (2 * C + 1))  # two rows: the self-check scores from scratch
         before = <int*>malloc(sizeof(int) * (maxn + 3))
+        pos = <int*>malloc(sizeof(int) * (C + 1))
         if HAS_UNLABELED:
             arcs = <size_t>(maxn + 2) * (maxn + 2) + 1
             note_lab = <int*>malloc(sizeof(int) * arcs)
@@ -523,13 +542,15 @@ cdef class Learner:
             unit_dep = <int*>malloc(sizeof(int) * 2 * (N_ACTIONS + 1))
             if note_step:
                 memset(note_step, 0xFF, sizeof(int) * arcs)  # -1: no stamp
-        if not (smem and feats and ubuf and sc and before) or (HAS_UNLABELED and not (note_lab and note_step
+        if not (smem and feats and ubuf and sc and before and pos) or (HAS_UNLABELED and not (note_lab and note_step
                                                                                       and note_sc and unit_dep)):
-            free(smem); free(feats); free(ubuf); free(sc); free(before)
+            free(smem); free(feats); free(ubuf); free(sc); free(before); free(pos)
             free(note_lab); free(note_step); free(note_sc); free(unit_dep)
             if grouped:
                 gc_free(&gc)
             raise MemoryError()
+        for c in range(C):
+            pos[c] = -1
         with nogil:
             memo_open(&lm, memo)
             for si in range(n_sent):
@@ -550,20 +571,49 @@ cdef class Learner:
                     if n_legal == 0:
                         n_stuck += 1
                         break
-                    if grouped:
-                        gc_score(&gc, &s, &self.fx, m, feats, sc)
-                        if check:  # the self-check tests use: the same scores from scratch
+                    if few and n_legal == 1:
+                        p = legal[0]  # nothing to choose: no scores needed
+                        n_few += 1
+                    elif few and n_legal <= FEW_OUTPUTS:
+                        # few legal outputs (Covington's NO-ARC and SHIFT, say): their scores
+                        # alone, the same sums bit for bit, from a few weights of each row
+                        for k in range(n_legal):
+                            pos[legal[k]] = k
+                        if grouped:
+                            gc_score_few(&gc, &s, &self.fx, m, feats, legal, n_legal, pos, scf)
+                        else:
+                            extract(&s, &self.fx, m, feats)
+                            score_few(m, feats, nf, legal, n_legal, pos, scf)
+                        for k in range(n_legal):
+                            pos[legal[k]] = -1
+                        if check:  # the self-check: the same scores from scratch
                             extract(&s, &self.fx, m, feats)
                             score(m, feats, nf, sc + C)
-                            if memcmp(sc, sc + C, sizeof(float) * C) != 0:
-                                mismatches += 1
+                            for k in range(n_legal):
+                                if memcmp(&scf[k], &sc[C + legal[k]], sizeof(float)) != 0:
+                                    mismatches += 1
+                                    break
+                        p = 0  # the first best-scoring legal output
+                        for k in range(1, n_legal):
+                            if scf[k] > scf[p]:
+                                p = k
+                        p = legal[p]
+                        n_few += 1
                     else:
-                        extract(&s, &self.fx, m, feats)
-                        score(m, feats, nf, sc)
-                    p = legal[0]  # the first best-scoring legal output
-                    for k in range(1, n_legal):
-                        if sc[legal[k]] > sc[p]:
-                            p = legal[k]
+                        if grouped:
+                            gc_score(&gc, &s, &self.fx, m, feats, sc)
+                            if check:  # the self-check tests use: the same scores from scratch
+                                extract(&s, &self.fx, m, feats)
+                                score(m, feats, nf, sc + C)
+                                if memcmp(sc, sc + C, sizeof(float) * C) != 0:
+                                    mismatches += 1
+                        else:
+                            extract(&s, &self.fx, m, feats)
+                            score(m, feats, nf, sc)
+                        p = legal[0]  # the first best-scoring legal output
+                        for k in range(1, n_legal):
+                            if sc[legal[k]] > sc[p]:
+                                p = legal[k]
                     if HAS_UNLABELED:
                         note_labels(&s, m, unit, sc, stamp, note_lab, note_step, note_sc, unit_dep)
                         stamp += 1
@@ -592,12 +642,13 @@ cdef class Learner:
                         k = s.head[d] * s.ntok + d
                         out_labels[off + d - 1] = note_lab[k] if note_step[k] >= first_stamp else -1
             memo_free(&lm)
-        free(smem); free(feats); free(ubuf); free(sc); free(before)
+        free(smem); free(feats); free(ubuf); free(sc); free(before); free(pos)
         free(note_lab); free(note_step); free(note_sc); free(unit_dep)
         if grouped:
             self.cache_hits, self.cache_misses = gc.hits, gc.misses
             self.group_mismatches = mismatches
             gc_free(&gc)
+        self.few_steps = n_few
         return n_steps, n_stuck, n_nm
 
     cdef int _open_beam(self, Beam* w, int width, int maxn) except -1:

@@ -72,10 +72,26 @@ cdef extern from *:
     #endif
         for (int c = 0; c < C; c++) out[c] += tsdsl_half_to_float(row[c]);
     }
+    /* out[output] += weight for n packed sparse pairs (output | float16 bits << 16), in order. */
+    #ifdef TSDSL_F16C
+    __attribute__((target("f16c")))
+    static void tsdsl_add_pairs16_f16c(float* __restrict out, const unsigned int* __restrict e, int n) {
+        for (int k = 0; k < n; k++) out[e[k] & 0xffffu] += _cvtsh_ss((unsigned short)(e[k] >> 16));
+    }
+    #endif
+    static void tsdsl_add_pairs16(float* __restrict out, const unsigned int* __restrict e, int n) {
+    #ifdef TSDSL_F16C
+        if (tsdsl_f16c < 0) tsdsl_use_f16c(1);
+        if (tsdsl_f16c) { tsdsl_add_pairs16_f16c(out, e, n); return; }
+    #endif
+        for (int k = 0; k < n; k++) out[e[k] & 0xffffu] += tsdsl_half_to_float((unsigned short)(e[k] >> 16));
+    }
     """
     void TSDSL_PREFETCH(const void* p) noexcept nogil
     void tsdsl_add_row(float* out, const float* row, int C) noexcept nogil
     void tsdsl_add_row16(float* out, const unsigned short* row, int C) noexcept nogil
+    void tsdsl_add_pairs16(float* out, const unsigned int* e, int n) noexcept nogil
+    float tsdsl_half_to_float(unsigned short h) noexcept nogil
     int tsdsl_use_f16c(int wanted) noexcept nogil
 
 
@@ -128,7 +144,8 @@ cdef struct WEntry:
 cdef struct Model:
     float* W                      # [buckets, C] weights (training; NULL when parsing from sp)
     const unsigned int* sp_ref    # parsing: per bucket, where its weights are (see add_rows_sparse), or NULL
-    const WEntry* sp              #   sparse rows: (output, weight) pairs
+    const WEntry* sp              #   sparse rows: (output, weight) pairs ...
+    const unsigned int* sp16      #   ... or output | float16 bits << 16, when not NULL
     const float* sp_dense         #   dense rows: C weights each (float32) ...
     const unsigned short* sp_dense16  # ... or float16 (their bits), when not NULL
     Sums sums                     # averaging sums (training only)
@@ -360,7 +377,10 @@ cdef void add_rows_sparse(const Model* m, const int* feats, const int* idx, int 
                     for c in range(0, C, 16):
                         TSDSL_PREFETCH(row + c)
             elif r:
-                TSDSL_PREFETCH(m.sp + (r & REF_OFFSET))
+                if m.sp16 != NULL:
+                    TSDSL_PREFETCH(m.sp16 + (r & REF_OFFSET))
+                else:
+                    TSDSL_PREFETCH(m.sp + (r & REF_OFFSET))
         for f in range(q):
             r = ref[f]
             if (r >> REF_SHIFT) == REF_DENSE:
@@ -368,11 +388,83 @@ cdef void add_rows_sparse(const Model* m, const int* feats, const int* idx, int 
                     tsdsl_add_row16(out, m.sp_dense16 + <size_t>(r & REF_OFFSET) * C, C)
                 else:
                     tsdsl_add_row(out, m.sp_dense + <size_t>(r & REF_OFFSET) * C, C)
+            elif r and m.sp16 != NULL:
+                tsdsl_add_pairs16(out, m.sp16 + (r & REF_OFFSET), <int>(r >> REF_SHIFT))
             elif r:
                 e = m.sp + (r & REF_OFFSET)
                 for k in range(<int>(r >> REF_SHIFT)):
                     out[e[k].col] += e[k].w
         b += q
+
+
+cdef enum:
+    FEW_OUTPUTS = 8    # greedy parsing scores a step with at most this many legal outputs one output at a time
+
+
+cdef void add_rows_few(const Model* m, const int* feats, const int* idx, int n, const int* outs, int k,
+                       const int* pos, float* out) noexcept nogil:
+    """:func:`add_rows` for the k outputs outs[0..k) only: out[j] += the weight of each feature
+    for output outs[j], in the same feature order, skipping the same zero rows.  pos[c] is j
+    for c = outs[j] and -1 for every other output.  Each out[j] is the same sum add_rows
+    gives output outs[j], bit for bit, from a few weights of each row instead of all C."""
+    cdef int f, j, q, c, C = m.C
+    cdef unsigned int r
+    cdef const float* row
+    cdef const unsigned short* row16
+    cdef const unsigned int* e16
+    cdef const WEntry* e
+    if m.sp_ref == NULL:
+        for f in range(n):
+            c = feats[idx[f] if idx != NULL else f]
+            if m.live == NULL or m.live[c]:
+                row = m.W + <size_t>c * C
+                for j in range(k):
+                    out[j] += row[outs[j]]
+        return
+    for f in range(n):
+        TSDSL_PREFETCH(m.sp_ref + feats[idx[f] if idx != NULL else f])
+    for f in range(n):
+        r = m.sp_ref[feats[idx[f] if idx != NULL else f]]
+        if (r >> REF_SHIFT) == REF_DENSE:
+            if m.sp_dense16 != NULL:
+                row16 = m.sp_dense16 + <size_t>(r & REF_OFFSET) * C
+                for j in range(k):
+                    out[j] += tsdsl_half_to_float(row16[outs[j]])
+            else:
+                row = m.sp_dense + <size_t>(r & REF_OFFSET) * C
+                for j in range(k):
+                    out[j] += row[outs[j]]
+        elif r and m.sp16 != NULL:
+            e16 = m.sp16 + (r & REF_OFFSET)
+            for q in range(<int>(r >> REF_SHIFT)):
+                j = pos[e16[q] & 0xFFFF]
+                if j >= 0:
+                    out[j] += tsdsl_half_to_float(<unsigned short>(e16[q] >> 16))
+        elif r:
+            e = m.sp + (r & REF_OFFSET)
+            for q in range(<int>(r >> REF_SHIFT)):
+                j = pos[e[q].col]
+                if j >= 0:
+                    out[j] += e[q].w
+
+
+cdef void score_few(const Model* m, const int* feats, int nf, const int* outs, int k, const int* pos,
+                    float* out) noexcept nogil:
+    """:func:`score` for the k outputs outs[0..k) only (see add_rows_few): out[j], bit for bit."""
+    cdef int g, j
+    cdef float part[FEW_OUTPUTS]
+    for j in range(k):
+        out[j] = 0
+    if m.ngrp == 0:
+        add_rows_few(m, feats, NULL, nf, outs, k, pos, out)
+        return
+    add_rows_few(m, feats, m.gord, m.gstart[1], outs, k, pos, out)
+    for g in range(1, m.ngrp + 1):
+        for j in range(k):
+            part[j] = 0
+        add_rows_few(m, feats, m.gord + m.gstart[g], m.gstart[g + 1] - m.gstart[g], outs, k, pos, part)
+        for j in range(k):
+            out[j] += part[j]
 
 
 cdef inline void group_sum(const Model* m, const int* feats, int g, float* out) noexcept nogil:

@@ -67,7 +67,7 @@ class Engine:
             self.bind_groups()
         if table is not None:
             self._refs = np.ascontiguousarray(table.refs, dtype=np.uint32)
-            self._entries = np.ascontiguousarray(table.entries, dtype=np.int32).reshape(-1)
+            self._entries = np.ascontiguousarray(table.entries, dtype=np.uint32 if table.half else np.int32).reshape(-1)
             dense_type = np.float16 if table.dense.dtype == np.float16 else np.float32
             self._dense = np.ascontiguousarray(table.dense, dtype=dense_type).reshape(-1)
             self.learner.set_sparse(self._refs, self._entries, len(table.entries), self._dense, len(table.dense))

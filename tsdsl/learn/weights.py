@@ -155,16 +155,32 @@ class ParseTable:
 
     Each bucket has one uint32 reference ``count << 26 | offset``: a row holding ``count <
     DENSE_FROM`` weights keeps them as (output, weight) pairs ``entries[offset:offset +
-    count]`` (two int32 each, the second the float32 weight's bits; none: reference 0);
-    a fuller row (``count == REF_DENSE``) is row ``offset`` of ``dense``, all outputs.
-    A rarely seen feature's row is a handful of weights, one cache line instead of
-    ``outputs`` floats; a frequent feature's row (most outputs trained) is added as a
-    vector, as the dense table would.  The dense rows of float16 weights stay float16
-    (half the bytes to read per step; each weight widens to the same float32)."""
+    count]`` (none: reference 0); a fuller row (``count == REF_DENSE``) is row ``offset``
+    of ``dense``, all outputs.  A rarely seen feature's row is a handful of weights, one
+    cache line instead of ``outputs`` floats; a frequent feature's row (most outputs
+    trained) is added as a vector, as the dense table would.
+
+    When every weight is a float16 value (float16 weights, scale 1) both parts stay
+    float16: the dense rows, and each pair is one uint32 ``output | float16 bits << 16``
+    (4 bytes instead of 8, so a row of up to 15 weights is one cache line).  Each weight
+    widens to the same float32, so the sums are those of the float32 table.  Otherwise a
+    pair is two int32, the output and the float32 weight's bits."""
 
     refs: np.ndarray      # uint32 [2**hash_bits]
-    entries: np.ndarray   # int32 [sparse weights, 2]: output, float32 bits of the weight
+    entries: np.ndarray   # int32 [sparse weights, 2] (output, float32 bits), or uint32 [sparse weights] packed
     dense: np.ndarray     # float32 [dense rows, outputs], or float16 when every weight is one (exactly)
+
+    @property
+    def half(self) -> bool:
+        """Whether the weights are kept as float16 (packed pairs, float16 dense rows)."""
+        return self.dense.dtype == np.float16
+
+    def pairs(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """The outputs (int64) and float32 weights of sparse pairs start..stop - 1."""
+        e = self.entries[start:stop]
+        if self.half:
+            return (e & 0xFFFF).astype(np.int64), (e >> 16).astype(np.uint16).view(np.float16).astype(np.float32)
+        return e[:, 0].astype(np.int64), e[:, 1].view(np.float32)
 
     @property
     def size(self) -> int:
@@ -184,13 +200,17 @@ def parse_table(stored: StoredWeights, hash_bits: int, dense_from: int = DENSE_F
     row_of_weight = np.repeat(np.arange(len(rows)), counts)
     in_dense = full[row_of_weight]
     cols = weights.index % C
-    entries = np.empty((int(np.count_nonzero(~in_dense)), 2), dtype=np.int32)
-    entries[:, 0] = cols[~in_dense]
-    entries[:, 1] = weights.values[~in_dense].astype(np.float32).view(np.int32)
-    dense_id = np.cumsum(full) - 1
-    # float16 weights (scale 1) keep their dense rows as float16: the kernel widens each to the
+    # float16 weights (scale 1) stay float16 (see ParseTable): the kernel widens each to the
     # same float32 as it adds it, so the sums are the same, from half the bytes
-    half = stored.precision == "float16" and bool(np.all(stored.scale == 1))
+    half = stored.precision == "float16" and bool(np.all(stored.scale == 1)) and C <= 1 << 16
+    if half:
+        bits = weights.values[~in_dense].astype(np.float16).view(np.uint16).astype(np.uint32)
+        entries = cols[~in_dense].astype(np.uint32) | bits << np.uint32(16)
+    else:
+        entries = np.empty((int(np.count_nonzero(~in_dense)), 2), dtype=np.int32)
+        entries[:, 0] = cols[~in_dense]
+        entries[:, 1] = weights.values[~in_dense].astype(np.float32).view(np.int32)
+    dense_id = np.cumsum(full) - 1
     table = np.zeros((int(full.sum()), C), dtype=np.float16 if half else np.float32)
     table[dense_id[row_of_weight[in_dense]], cols[in_dense]] = weights.values[in_dense]
     sparse_counts = np.where(full, 0, counts)
