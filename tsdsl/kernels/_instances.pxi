@@ -42,6 +42,10 @@ cdef struct InstCache:
     uint64_t gen        # sentence counter
     uint64_t salt       # step counter (no locality: no reuse across steps)
     size_t last         # the slot inst_scores used last
+    uint64_t* pm_step   # per (i0, i1) at i0 * pn + i1: the step (salt) inst_best last scored it at ...
+    uint64_t* pm_sig    # ... its signature then ...
+    int* pm_slot        # ... and its slot (the LEFT and RIGHT instances of one pair share them)
+    int pn
     int use_ubest       # inst_best reads ubest (Learner.unit_best) instead of every output's score
     long long hits
     long long misses
@@ -50,6 +54,8 @@ cdef struct InstCache:
 cdef void inst_free(InstCache* ic) noexcept nogil:
     free(ic.sig); free(ic.sstamp); free(ic.sc); free(ic.ubest); free(ic.feats); free(ic.ver)
     free(ic.uo_start); free(ic.uo_list); free(ic.fg); free(ic.fp)
+    free(ic.pm_step); free(ic.pm_sig); free(ic.pm_slot)
+    ic.pm_step = NULL; ic.pm_sig = NULL; ic.pm_slot = NULL
     ic.sig = NULL; ic.sstamp = NULL; ic.sc = NULL; ic.ubest = NULL; ic.feats = NULL; ic.ver = NULL
     ic.uo_start = NULL; ic.uo_list = NULL; ic.fg = NULL; ic.fp = NULL
 
@@ -64,6 +70,10 @@ cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, co
     ic.slots, ic.C, ic.nf, ic.base, ic.n_base, ic.local = slots, m.C, nf, base, n_base, local
     ic.wstamp, ic.gen, ic.salt, ic.hits, ic.misses = 0, 0, 0, 0, 0
     ic.last, ic.use_ubest = 0, 1
+    ic.pn = maxn + 3
+    ic.pm_step = <uint64_t*>calloc(<size_t>ic.pn * ic.pn, sizeof(uint64_t))
+    ic.pm_sig = <uint64_t*>malloc(sizeof(uint64_t) * <size_t>ic.pn * ic.pn)
+    ic.pm_slot = <int*>malloc(sizeof(int) * <size_t>ic.pn * ic.pn)
     ic.sig = <uint64_t*>calloc(slots, sizeof(uint64_t))
     ic.sstamp = <int*>malloc(sizeof(int) * slots)
     ic.sc = <float*>malloc(sizeof(float) * <size_t>slots * (m.C + 1))
@@ -74,7 +84,7 @@ cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, co
     ic.uo_list = <int*>malloc(sizeof(int) * (MAX_CLASS_UNITS * m.C + 1))
     ic.fg = <int*>malloc(sizeof(int) * (nf + 1))
     ic.fp = <int*>malloc(sizeof(int) * (nf + 1))
-    if not (ic.sig and ic.sstamp and ic.sc and ic.ubest and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg
+    if not (ic.pm_step and ic.pm_sig and ic.pm_slot and ic.sig and ic.sstamp and ic.sc and ic.ubest and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg
             and ic.fp):
         inst_free(ic)
         return -1
@@ -136,15 +146,25 @@ cdef float* inst_scores(InstCache* ic, const St* s, Feats* fx, const Model* m, b
 
 
 cdef void unit_bests(const InstCache* ic, const float* sc, int* out) noexcept nogil:
-    """out[u]: the first best-scoring output of family unit u (in output order), -1: none."""
-    cdef int u, k, c, best
+    """out[u]: the first best-scoring output of family unit u (in output order), -1: none.
+    The highest score first (no branch to mispredict), then the first output that has it
+    (the scores are finite; -0.0 and 0.0 count as equal, as the comparisons elsewhere)."""
+    cdef int u, k, lo, hi
+    cdef float top, v
     for u in range(N_ACTIONS):
-        best = -1
-        for k in range(ic.uo_start[u], ic.uo_start[u + 1]):
-            c = ic.uo_list[k]
-            if best < 0 or sc[c] > sc[best]:
-                best = c
-        out[u] = best
+        lo = ic.uo_start[u]
+        hi = ic.uo_start[u + 1]
+        out[u] = -1
+        if lo == hi:
+            continue
+        top = sc[ic.uo_list[lo]]
+        for k in range(lo + 1, hi):
+            v = sc[ic.uo_list[k]]
+            top = v if v > top else top
+        for k in range(lo, hi):
+            if sc[ic.uo_list[k]] == top:
+                out[u] = ic.uo_list[k]
+                break
 
 
 cdef int inst_best(InstCache* ic, St* s, Feats* fx, const Model* m, int* best_a, int* best_c,
@@ -152,19 +172,31 @@ cdef int inst_best(InstCache* ic, St* s, Feats* fx, const Model* m, int* best_a,
     """The best-scoring (legal instance, output of its family) of s into best_a, best_c
     (first in table and output order on ties); returns how many instances are legal."""
     cdef int a, k, c, u, count = 0
+    cdef size_t key, slot
     cdef float* sc
     cdef float top = 0
     best_a[0] = -1
     best_c[0] = -1
     ic.salt += 1
     for a in range(s.nact):
-        if not valid_nt(s, a):
+        # an index past every list of this sentence (the table is the longest one's) never applies
+        if s.atab[3 * a + 1] >= s.ntok or s.atab[3 * a + 2] >= s.ntok or not valid_nt(s, a):
             continue
         count += 1
         u = s.atab[3 * a]
         fx.i0 = s.atab[3 * a + 1]
         fx.i1 = s.atab[3 * a + 2]
-        sc = inst_scores(ic, s, fx, m, kids_ready)
+        key = <size_t>fx.i0 * ic.pn + fx.i1 if fx.i0 >= 0 and fx.i1 >= 0 else 0  # (below s.ntok: see above)
+        slot = ic.pm_slot[key]
+        if key and ic.pm_step[key] == ic.salt and ic.sig[slot] == ic.pm_sig[key] and ic.sstamp[slot] == ic.wstamp:
+            ic.last = slot  # the pair's other instance was scored at this step: same tokens, same scores
+            sc = ic.sc + slot * ic.C
+            ic.hits += 1
+        else:
+            sc = inst_scores(ic, s, fx, m, kids_ready)
+            ic.pm_step[key] = ic.salt  # (key 0, the pair (0, 0), is never read)
+            ic.pm_sig[key] = ic.sig[ic.last]
+            ic.pm_slot[key] = <int>ic.last
         if ic.use_ubest:
             c = ic.ubest[ic.last * N_ACTIONS + u]  # the instance's own first best: the same winner
             if c >= 0 and (best_c[0] < 0 or sc[c] > top):

@@ -131,6 +131,7 @@ cdef class Learner:
                 self.fx.need_kids = 1
         self.fx.at = <int*>malloc(sizeof(int) * (n_addr + 1))
         self.fx.val = <uint64_t*>malloc(sizeof(uint64_t) * (n_atom + 1))
+        self.fx.seed = <uint64_t*>malloc(sizeof(uint64_t) * (n_tpl + 1))
         self.fx.kids = NULL
         self.fx.sets = NULL
         self.fx.i0 = 0
@@ -143,8 +144,10 @@ cdef class Learner:
         self.m.mask = mask
         self.m.t = 1.0
         self.clock = 1.0
-        if self.fx.at == NULL or self.fx.val == NULL:
+        if self.fx.at == NULL or self.fx.val == NULL or self.fx.seed == NULL:
             raise MemoryError()
+        for a in range(n_tpl):
+            self.fx.seed[a] = template_seed(a)
 
     def __dealloc__(self):
         free(self.m.gbuf)
@@ -152,6 +155,7 @@ cdef class Learner:
         free(self.m.sums.val)
         free(self.fx.at)
         free(self.fx.val)
+        free(self.fx.seed)
         free(self.fx.kids)
         free(self.fx.sets)
 

@@ -72,6 +72,32 @@ cdef extern from *:
     #endif
         for (int c = 0; c < C; c++) out[c] += tsdsl_half_to_float(row[c]);
     }
+    /* tsdsl_add_row16 for k rows in a row, k <= 8: each out[c] adds rows[0][c], rows[1][c] ...
+       in that order, the sums of k calls bit for bit, with out read and written once. */
+    #ifdef TSDSL_F16C
+    __attribute__((target("avx2,f16c")))
+    static void tsdsl_add_rows16_f16c(float* __restrict out, const unsigned short* const* rows, int k, int C) {
+        int c = 0;
+        for (; c + 8 <= C; c += 8) {
+            __m256 acc = _mm256_loadu_ps(out + c);
+            for (int j = 0; j < k; j++)
+                acc = _mm256_add_ps(acc, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(rows[j] + c))));
+            _mm256_storeu_ps(out + c, acc);
+        }
+        for (; c < C; c++) {
+            float a = out[c];
+            for (int j = 0; j < k; j++) a += _cvtsh_ss(rows[j][c]);
+            out[c] = a;
+        }
+    }
+    #endif
+    static void tsdsl_add_rows16(float* __restrict out, const unsigned short* const* rows, int k, int C) {
+    #ifdef TSDSL_F16C
+        if (tsdsl_f16c < 0) tsdsl_use_f16c(1);
+        if (tsdsl_f16c) { tsdsl_add_rows16_f16c(out, rows, k, C); return; }
+    #endif
+        for (int j = 0; j < k; j++) tsdsl_add_row16(out, rows[j], C);
+    }
     /* out[output] += weight for n packed sparse pairs (output | float16 bits << 16), in order. */
     #ifdef TSDSL_F16C
     __attribute__((target("f16c")))
@@ -91,6 +117,7 @@ cdef extern from *:
     void tsdsl_add_row(float* out, const float* row, int C) noexcept nogil
     void tsdsl_add_row16(float* out, const unsigned short* row, int C) noexcept nogil
     void tsdsl_add_pairs16(float* out, const unsigned int* e, int n) noexcept nogil
+    void tsdsl_add_rows16(float* out, const unsigned short* const* rows, int k, int C) noexcept nogil
     float tsdsl_half_to_float(unsigned short h) noexcept nogil
     int tsdsl_use_f16c(int wanted) noexcept nogil
 
@@ -127,6 +154,7 @@ cdef struct Feats:
     Py_ssize_t stride
     int* at                       # scratch: the token of each address
     uint64_t* val                 # scratch: the value of each atom
+    uint64_t* seed                # per template: the start of its hash (template_seed)
     int* kids                     # scratch: KID_W ints per token
     uint64_t* sets                # scratch: left and right label sets per token
     int i0                        # capacity inf: the indexes of the family instance being scored
@@ -299,6 +327,11 @@ cdef void extract_atoms(const St* s, Feats* fx) noexcept nogil:
         fx.val[a] = v
 
 
+cdef inline uint64_t template_seed(int a) noexcept nogil:
+    """Where the hash of template a starts (the same for every step: kept in fx.seed)."""
+    return mix64(<uint64_t>(a + 1) * <uint64_t>0x9E3779B97F4A7C15ULL)
+
+
 cdef void hash_templates(const Feats* fx, const Model* m, const int* idx, int n, int* out) noexcept nogil:
     """out[a]: the bucket of template a = idx[k] (idx NULL: a = k), k < n, from the atom
     values of :func:`extract_atoms`."""
@@ -308,7 +341,7 @@ cdef void hash_templates(const Feats* fx, const Model* m, const int* idx, int n,
     for k in range(n):
         a = idx[k] if idx != NULL else k
         at = fx.tpl + a * TPL_W
-        h = mix64(<uint64_t>(a + 1) * <uint64_t>0x9E3779B97F4A7C15ULL)
+        h = fx.seed[a]
         for j in range(at[0]):
             h = mix64(h ^ (fx.val[at[1 + j]] + <uint64_t>(j + 1) * <uint64_t>0xD6E8FEB86659FD93ULL))
         out[a] = <int>(h & m.mask)
@@ -319,6 +352,7 @@ cdef enum:
     REF_SHIFT = 26     # a parse-time reference: count << REF_SHIFT | offset (tsdsl.learn.weights)
     REF_OFFSET = (1 << 26) - 1
     REF_DENSE = 63     # the count of a dense row
+    ROW_RUN = 8        # consecutive float16 dense rows added together (tsdsl_add_rows16)
 
 
 cdef void add_rows(const Model* m, const int* feats, const int* idx, int n, float* out) noexcept nogil:
@@ -356,6 +390,8 @@ cdef void add_rows_sparse(const Model* m, const int* feats, const int* idx, int 
     cdef int f, k, b, q, c, C = m.C
     cdef unsigned int r
     cdef unsigned int ref[SCORE_CHUNK]
+    cdef const unsigned short* run[ROW_RUN]
+    cdef int nrun
     cdef const WEntry* e
     cdef const float* row
     cdef const unsigned short* row16
@@ -381,11 +417,19 @@ cdef void add_rows_sparse(const Model* m, const int* feats, const int* idx, int 
                     TSDSL_PREFETCH(m.sp16 + (r & REF_OFFSET))
                 else:
                     TSDSL_PREFETCH(m.sp + (r & REF_OFFSET))
+        nrun = 0
         for f in range(q):
             r = ref[f]
+            if nrun and (r >> REF_SHIFT) != REF_DENSE and r:  # a sparse row: the run of dense ones first
+                tsdsl_add_rows16(out, run, nrun, C)
+                nrun = 0
             if (r >> REF_SHIFT) == REF_DENSE:
-                if m.sp_dense16 != NULL:
-                    tsdsl_add_row16(out, m.sp_dense16 + <size_t>(r & REF_OFFSET) * C, C)
+                if m.sp_dense16 != NULL:  # consecutive float16 rows are added together (same sums)
+                    run[nrun] = m.sp_dense16 + <size_t>(r & REF_OFFSET) * C
+                    nrun += 1
+                    if nrun == ROW_RUN:
+                        tsdsl_add_rows16(out, run, nrun, C)
+                        nrun = 0
                 else:
                     tsdsl_add_row(out, m.sp_dense + <size_t>(r & REF_OFFSET) * C, C)
             elif r and m.sp16 != NULL:
@@ -394,6 +438,8 @@ cdef void add_rows_sparse(const Model* m, const int* feats, const int* idx, int 
                 e = m.sp + (r & REF_OFFSET)
                 for k in range(<int>(r >> REF_SHIFT)):
                     out[e[k].col] += e[k].w
+        if nrun:
+            tsdsl_add_rows16(out, run, nrun, C)
         b += q
 
 
