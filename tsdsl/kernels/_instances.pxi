@@ -73,7 +73,7 @@ cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, co
     ic.pn = maxn + 3
     ic.pm_step = <uint64_t*>calloc(<size_t>ic.pn * ic.pn, sizeof(uint64_t))
     ic.pm_sig = <uint64_t*>malloc(sizeof(uint64_t) * <size_t>ic.pn * ic.pn)
-    ic.pm_slot = <int*>malloc(sizeof(int) * <size_t>ic.pn * ic.pn)
+    ic.pm_slot = <int*>calloc(<size_t>ic.pn * ic.pn, sizeof(int))
     ic.sig = <uint64_t*>calloc(slots, sizeof(uint64_t))
     ic.sstamp = <int*>malloc(sizeof(int) * slots)
     ic.sc = <float*>malloc(sizeof(float) * <size_t>slots * (m.C + 1))
