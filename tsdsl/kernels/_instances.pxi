@@ -42,10 +42,11 @@ cdef struct InstCache:
     uint64_t gen        # sentence counter
     uint64_t salt       # step counter (no locality: no reuse across steps)
     size_t last         # the slot inst_scores used last
-    uint64_t* pm_step   # per (i0, i1) at i0 * pn + i1: the step (salt) inst_best last scored it at ...
+    uint64_t* pm_step   # PM_WAYS entries per index i0: the step (salt) inst_best scored (i0, pm_i1) at ...
     uint64_t* pm_sig    # ... its signature then ...
-    int* pm_slot        # ... and its slot (the LEFT and RIGHT instances of one pair share them)
-    int pn
+    int* pm_slot        # ... its slot (the LEFT and RIGHT instances of one pair share them) ...
+    int* pm_i1          # ... and its second index
+    int pn              # indexes i0 below pn have entries (the longest sentence's tokens + 1)
     int use_ubest       # inst_best reads ubest (Learner.unit_best) instead of every output's score
     long long hits
     long long misses
@@ -54,8 +55,8 @@ cdef struct InstCache:
 cdef void inst_free(InstCache* ic) noexcept nogil:
     free(ic.sig); free(ic.sstamp); free(ic.sc); free(ic.ubest); free(ic.feats); free(ic.ver)
     free(ic.uo_start); free(ic.uo_list); free(ic.fg); free(ic.fp)
-    free(ic.pm_step); free(ic.pm_sig); free(ic.pm_slot)
-    ic.pm_step = NULL; ic.pm_sig = NULL; ic.pm_slot = NULL
+    free(ic.pm_step); free(ic.pm_sig); free(ic.pm_slot); free(ic.pm_i1)
+    ic.pm_step = NULL; ic.pm_sig = NULL; ic.pm_slot = NULL; ic.pm_i1 = NULL
     ic.sig = NULL; ic.sstamp = NULL; ic.sc = NULL; ic.ubest = NULL; ic.feats = NULL; ic.ver = NULL
     ic.uo_start = NULL; ic.uo_list = NULL; ic.fg = NULL; ic.fp = NULL
 
@@ -71,9 +72,10 @@ cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, co
     ic.wstamp, ic.gen, ic.salt, ic.hits, ic.misses = 0, 0, 0, 0, 0
     ic.last, ic.use_ubest = 0, 1
     ic.pn = maxn + 3
-    ic.pm_step = <uint64_t*>calloc(<size_t>ic.pn * ic.pn, sizeof(uint64_t))
-    ic.pm_sig = <uint64_t*>malloc(sizeof(uint64_t) * <size_t>ic.pn * ic.pn)
-    ic.pm_slot = <int*>calloc(<size_t>ic.pn * ic.pn, sizeof(int))
+    ic.pm_step = <uint64_t*>calloc(<size_t>ic.pn * PM_WAYS, sizeof(uint64_t))
+    ic.pm_sig = <uint64_t*>calloc(<size_t>ic.pn * PM_WAYS, sizeof(uint64_t))
+    ic.pm_slot = <int*>calloc(<size_t>ic.pn * PM_WAYS, sizeof(int))
+    ic.pm_i1 = <int*>calloc(<size_t>ic.pn * PM_WAYS, sizeof(int))
     ic.sig = <uint64_t*>calloc(slots, sizeof(uint64_t))
     ic.sstamp = <int*>malloc(sizeof(int) * slots)
     ic.sc = <float*>malloc(sizeof(float) * <size_t>slots * (m.C + 1))
@@ -84,7 +86,7 @@ cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, co
     ic.uo_list = <int*>malloc(sizeof(int) * (MAX_CLASS_UNITS * m.C + 1))
     ic.fg = <int*>malloc(sizeof(int) * (nf + 1))
     ic.fp = <int*>malloc(sizeof(int) * (nf + 1))
-    if not (ic.pm_step and ic.pm_sig and ic.pm_slot and ic.sig and ic.sstamp and ic.sc and ic.ubest and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg
+    if not (ic.pm_step and ic.pm_sig and ic.pm_slot and ic.pm_i1 and ic.sig and ic.sstamp and ic.sc and ic.ubest and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg
             and ic.fp):
         inst_free(ic)
         return -1
@@ -167,12 +169,46 @@ cdef void unit_bests(const InstCache* ic, const float* sc, int* out) noexcept no
                 break
 
 
+cdef enum:
+    PM_WAYS = 4        # pairs noted per first index (easy-first: 1; non-projective D = 2: 2)
+
+
+cdef inline Py_ssize_t pair_scored(const InstCache* ic, int i0, int i1) noexcept nogil:
+    """The entry of the pair (i0, i1) if inst_best scored it at this step and its slot
+    still holds it (same signature, current weights), else -1."""
+    cdef Py_ssize_t w, e
+    if i0 < 0 or i0 >= ic.pn:
+        return -1
+    for w in range(PM_WAYS):
+        e = <Py_ssize_t>i0 * PM_WAYS + w
+        if ic.pm_step[e] == ic.salt and ic.pm_i1[e] == i1:
+            if ic.sig[ic.pm_slot[e]] == ic.pm_sig[e] and ic.sstamp[ic.pm_slot[e]] == ic.wstamp:
+                return e
+            return -1
+    return -1
+
+
+cdef inline void pair_note(InstCache* ic, int i0, int i1) noexcept nogil:
+    """Note that the pair (i0, i1) was scored at this step into slot ic.last (if a way is free)."""
+    cdef Py_ssize_t w, e
+    if i0 < 0 or i0 >= ic.pn:
+        return
+    for w in range(PM_WAYS):
+        e = <Py_ssize_t>i0 * PM_WAYS + w
+        if ic.pm_step[e] != ic.salt:
+            ic.pm_step[e] = ic.salt
+            ic.pm_i1[e] = i1
+            ic.pm_sig[e] = ic.sig[ic.last]
+            ic.pm_slot[e] = <int>ic.last
+            return
+
+
 cdef int inst_best(InstCache* ic, St* s, Feats* fx, const Model* m, int* best_a, int* best_c,
                    bint* kids_ready) noexcept nogil:
     """The best-scoring (legal instance, output of its family) of s into best_a, best_c
     (first in table and output order on ties); returns how many instances are legal."""
     cdef int a, k, c, u, count = 0
-    cdef size_t key, slot
+    cdef Py_ssize_t way
     cdef float* sc
     cdef float top = 0
     best_a[0] = -1
@@ -186,17 +222,14 @@ cdef int inst_best(InstCache* ic, St* s, Feats* fx, const Model* m, int* best_a,
         u = s.atab[3 * a]
         fx.i0 = s.atab[3 * a + 1]
         fx.i1 = s.atab[3 * a + 2]
-        key = <size_t>fx.i0 * ic.pn + fx.i1 if fx.i0 >= 0 and fx.i1 >= 0 else 0  # (below s.ntok: see above)
-        slot = ic.pm_slot[key]
-        if key and ic.pm_step[key] == ic.salt and ic.sig[slot] == ic.pm_sig[key] and ic.sstamp[slot] == ic.wstamp:
-            ic.last = slot  # the pair's other instance was scored at this step: same tokens, same scores
-            sc = ic.sc + slot * ic.C
+        way = pair_scored(ic, fx.i0, fx.i1)
+        if way >= 0:  # the pair's other instance was scored at this step: same tokens, same scores
+            ic.last = ic.pm_slot[way]
+            sc = ic.sc + ic.last * ic.C
             ic.hits += 1
         else:
             sc = inst_scores(ic, s, fx, m, kids_ready)
-            ic.pm_step[key] = ic.salt  # (key 0, the pair (0, 0), is never read)
-            ic.pm_sig[key] = ic.sig[ic.last]
-            ic.pm_slot[key] = <int>ic.last
+            pair_note(ic, fx.i0, fx.i1)
         if ic.use_ubest:
             c = ic.ubest[ic.last * N_ACTIONS + u]  # the instance's own first best: the same winner
             if c >= 0 and (best_c[0] < 0 or sc[c] > top):
