@@ -130,3 +130,33 @@ def test_instance_bests_keep_the_first_of_equal_scores(kernels):
     engine = Engine(kernel, features, outputs, HASH_BITS, weights=zero)
     batch = toy_batch(engine)
     assert_same(parse_with(engine, batch, "unit_best", True), parse_with(engine, batch, "unit_best", False))
+
+
+@settings(deadline=None, max_examples=10)
+@given(seed=st.integers(0, 2**32 - 1), name=st.sampled_from(sorted(INSTANCES)))
+def test_instances_past_a_short_sentence_are_skipped_safely(kernels, seed, name):
+    """A batch's action table is its longest sentence's: the instances whose indexes lie past a
+    shorter sentence are skipped without asking their guards.  Each sentence parses the same in
+    the batch as alone (with a table of its own length)."""
+    engine = engine_of(kernels, name, seed, 0.3, True)
+    sentences = read_conllu(TOY_TRAIN)
+    together = engine.parse(toy_batch(engine, TOY_TRAIN), beam=1)
+    assert together[3] == 0  # no sentence left without a legal instance
+    k = 0
+    for s in sentences:
+        alone = engine.parse(make_batch([columns_of(s)], engine.features.token_attrs), beam=1)
+        assert np.array_equal(alone[0], together[0][k:k + s.n]) and np.array_equal(alone[1], together[1][k:k + s.n])
+        k += s.n
+
+
+def test_a_sentence_has_no_instance_indexed_past_its_tokens():
+    """What the skip above rests on: the instances of a sentence of n tokens (those the
+    interpreter knows, ``actions_for(n)``) index positions 1..n only, below the kernel's
+    ``ntok`` (n words + 2), so an instance indexed at ``ntok`` or past it is never one of them."""
+    unbounded = [s for s in map(load_system, sorted((REPO / "systems").glob("*.ts"))) if s.unbounded]
+    assert len(unbounded) >= 2  # easy-first, non-projective easy-first
+    for system in unbounded:
+        for n_tokens in range(1, 13):
+            for action in system.actions_for(n_tokens):
+                assert all(0 <= i <= n_tokens for i in action.indexes), (system.name, n_tokens, action.name)
+
