@@ -152,7 +152,7 @@ cdef void unit_bests(const InstCache* ic, const float* sc, int* out) noexcept no
     The highest score first (no branch to mispredict), then the first output that has it
     (the scores are finite; -0.0 and 0.0 count as equal, as the comparisons elsewhere)."""
     cdef int u, k, lo, hi
-    cdef float top, v
+    cdef float top, t1, t2, t3, v
     for u in range(N_ACTIONS):
         lo = ic.uo_start[u]
         hi = ic.uo_start[u + 1]
@@ -160,9 +160,27 @@ cdef void unit_bests(const InstCache* ic, const float* sc, int* out) noexcept no
         if lo == hi:
             continue
         top = sc[ic.uo_list[lo]]
-        for k in range(lo + 1, hi):
+        t1 = top
+        t2 = top
+        t3 = top
+        k = lo + 1
+        while k + 3 < hi:  # four running maxima: no chain of dependent comparisons
             v = sc[ic.uo_list[k]]
             top = v if v > top else top
+            v = sc[ic.uo_list[k + 1]]
+            t1 = v if v > t1 else t1
+            v = sc[ic.uo_list[k + 2]]
+            t2 = v if v > t2 else t2
+            v = sc[ic.uo_list[k + 3]]
+            t3 = v if v > t3 else t3
+            k += 4
+        while k < hi:
+            v = sc[ic.uo_list[k]]
+            top = v if v > top else top
+            k += 1
+        t1 = t1 if t1 > t3 else t3
+        top = top if top > t2 else t2
+        top = top if top > t1 else t1
         for k in range(lo, hi):
             if sc[ic.uo_list[k]] == top:
                 out[u] = ic.uo_list[k]

@@ -345,6 +345,8 @@ cdef void hash_templates(const Feats* fx, const Model* m, const int* idx, int n,
         for j in range(at[0]):
             h = mix64(h ^ (fx.val[at[1 + j]] + <uint64_t>(j + 1) * <uint64_t>0xD6E8FEB86659FD93ULL))
         out[a] = <int>(h & m.mask)
+        if m.sp_ref != NULL:  # the row's reference is on its way while the next templates hash
+            TSDSL_PREFETCH(m.sp_ref + out[a])
 
 
 cdef enum:
