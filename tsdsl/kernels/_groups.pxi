@@ -97,39 +97,6 @@ cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* 
         tsdsl_add_row(out, part, m.C)
 
 
-cdef void gc_score_few(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, const int* outs, int k,
-                       const int* pos, float* out) noexcept nogil:
-    """gc_score() for the k outputs outs[0..k) only (see add_rows_few), out[j] bit for bit:
-    the direct templates' rows for those outputs alone, and each group's kept sum (made
-    whole when missing, as gc_score does: later steps read it again)."""
-    cdef int g, t, slot, n, j
-    cdef size_t q
-    cdef float* kept
-    if fx.need_kids:
-        kids_compute(s, fx.kids, fx.sets)
-    extract_atoms(s, fx)
-    hash_templates(fx, m, m.gord, m.gstart[1], feats)
-    for j in range(k):
-        out[j] = 0
-    add_rows_few(m, feats, m.gord, m.gstart[1], outs, k, pos, out)
-    for g in range(1, m.ngrp + 1):
-        t = list_at(s, fx, gc.anchor[2 * (g - 1)], gc.anchor[2 * (g - 1) + 1])
-        slot = t if tok_ok(s, t) else gc.slots - 1
-        q = <size_t>(g - 1) * gc.slots + slot
-        kept = gc.part + q * gc.C
-        if gc.stamp[q] != gc.ver[slot]:  # made whole and kept: later steps read it again
-            n = m.gstart[g + 1] - m.gstart[g]
-            hash_templates(fx, m, m.gord + m.gstart[g], n, feats)
-            memset(kept, 0, sizeof(float) * m.C)
-            add_rows(m, feats, m.gord + m.gstart[g], n, kept)
-            gc.stamp[q] = gc.ver[slot]
-            gc.misses += 1
-        else:
-            gc.hits += 1
-        for j in range(k):
-            out[j] += kept[outs[j]]
-
-
 cdef inline void gc_before(GroupCache* gc, const St* s) noexcept nogil:
     """Note the arcs before a step (see gc_after)."""
     memcpy(gc.old_head, s.head, sizeof(int) * s.ntok)

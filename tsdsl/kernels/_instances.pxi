@@ -25,7 +25,7 @@ cdef struct InstCache:
     uint64_t* sig       # per slot: the signature held (0: empty)
     int* sstamp         # per slot: the weight stamp its scores were computed with
     float* sc           # per slot: C scores
-    int* ubest          # per slot and family unit: its first best-scoring output (see inst_unit_best)
+    int* ubest          # per slot and family unit: its first best-scoring output (see unit_bests)
     int* feats          # per slot: nf feature buckets
     int* ver            # per token: version (arcs built at or below it)
     int* uo_start       # outputs of family unit u: uo_list[uo_start[u] .. uo_start[u + 1])
@@ -86,8 +86,8 @@ cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, co
     ic.uo_list = <int*>malloc(sizeof(int) * (MAX_CLASS_UNITS * m.C + 1))
     ic.fg = <int*>malloc(sizeof(int) * (nf + 1))
     ic.fp = <int*>malloc(sizeof(int) * (nf + 1))
-    if not (ic.pm_step and ic.pm_sig and ic.pm_slot and ic.pm_i1 and ic.sig and ic.sstamp and ic.sc and ic.ubest and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg
-            and ic.fp):
+    if not (ic.pm_step and ic.pm_sig and ic.pm_slot and ic.pm_i1 and ic.sig and ic.sstamp and ic.sc and ic.ubest
+            and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg and ic.fp):
         inst_free(ic)
         return -1
     k = 0

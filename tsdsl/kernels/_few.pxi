@@ -1,0 +1,141 @@
+
+# ---- scoring a few outputs: greedy steps with few legal outputs -----------------------
+# Generic (included by _learn.pxi after _model.pxi and _groups.pxi).  A greedy step whose
+# legal outputs are few (Covington's SHIFT and NO-ARC once both focus words have heads)
+# needs only their scores: each is the sum score() or gc_score() gives that output, the
+# same terms in the same order (bit for bit), read from a few weights of each row instead
+# of all C.  parse_greedy takes this path for at most FEW_OUTPUTS legal outputs
+# (Learner.few_outputs); with Learner.group_check it compares the scores with score().
+
+cdef enum:
+    FEW_OUTPUTS = 8    # greedy parsing scores a step with at most this many legal outputs one output at a time
+
+
+cdef void add_rows_few(const Model* m, const int* feats, const int* idx, int n, const int* outs, int k,
+                       const int* pos, float* out) noexcept nogil:
+    """:func:`add_rows` for the k outputs outs[0..k) only: out[j] += the weight of each feature
+    for output outs[j], in the same feature order, skipping the same zero rows.  pos[c] is j
+    for c = outs[j] and -1 for every other output.  Each out[j] is the same sum add_rows
+    gives output outs[j], bit for bit, from a few weights of each row instead of all C."""
+    cdef int f, j, q, c, C = m.C
+    cdef unsigned int r
+    cdef const float* row
+    cdef const unsigned short* row16
+    cdef const unsigned int* e16
+    cdef const WEntry* e
+    if m.sp_ref == NULL:
+        for f in range(n):
+            c = feats[idx[f] if idx != NULL else f]
+            if m.live == NULL or m.live[c]:
+                row = m.W + <size_t>c * C
+                for j in range(k):
+                    out[j] += row[outs[j]]
+        return
+    for f in range(n):
+        TSDSL_PREFETCH(m.sp_ref + feats[idx[f] if idx != NULL else f])
+    for f in range(n):
+        r = m.sp_ref[feats[idx[f] if idx != NULL else f]]
+        if (r >> REF_SHIFT) == REF_DENSE:
+            if m.sp_dense16 != NULL:
+                row16 = m.sp_dense16 + <size_t>(r & REF_OFFSET) * C
+                for j in range(k):
+                    out[j] += tsdsl_half_to_float(row16[outs[j]])
+            else:
+                row = m.sp_dense + <size_t>(r & REF_OFFSET) * C
+                for j in range(k):
+                    out[j] += row[outs[j]]
+        elif r and m.sp16 != NULL:
+            e16 = m.sp16 + (r & REF_OFFSET)
+            for q in range(<int>(r >> REF_SHIFT)):
+                j = pos[e16[q] & 0xFFFF]
+                if j >= 0:
+                    out[j] += tsdsl_half_to_float(<unsigned short>(e16[q] >> 16))
+        elif r:
+            e = m.sp + (r & REF_OFFSET)
+            for q in range(<int>(r >> REF_SHIFT)):
+                j = pos[e[q].col]
+                if j >= 0:
+                    out[j] += e[q].w
+
+
+cdef void score_few(const Model* m, const int* feats, int nf, const int* outs, int k, const int* pos,
+                    float* out) noexcept nogil:
+    """:func:`score` for the k outputs outs[0..k) only (see add_rows_few): out[j], bit for bit."""
+    cdef int g, j
+    cdef float part[FEW_OUTPUTS]
+    for j in range(k):
+        out[j] = 0
+    if m.ngrp == 0:
+        add_rows_few(m, feats, NULL, nf, outs, k, pos, out)
+        return
+    add_rows_few(m, feats, m.gord, m.gstart[1], outs, k, pos, out)
+    for g in range(1, m.ngrp + 1):
+        for j in range(k):
+            part[j] = 0
+        add_rows_few(m, feats, m.gord + m.gstart[g], m.gstart[g + 1] - m.gstart[g], outs, k, pos, part)
+        for j in range(k):
+            out[j] += part[j]
+
+
+cdef void gc_score_few(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, const int* outs, int k,
+                       const int* pos, float* out) noexcept nogil:
+    """gc_score() for the k outputs outs[0..k) only (see add_rows_few), out[j] bit for bit:
+    the direct templates' rows for those outputs alone, and each group's kept sum (made
+    whole when missing, as gc_score does: later steps read it again)."""
+    cdef int g, t, slot, n, j
+    cdef size_t q
+    cdef float* kept
+    if fx.need_kids:
+        kids_compute(s, fx.kids, fx.sets)
+    extract_atoms(s, fx)
+    hash_templates(fx, m, m.gord, m.gstart[1], feats)
+    for j in range(k):
+        out[j] = 0
+    add_rows_few(m, feats, m.gord, m.gstart[1], outs, k, pos, out)
+    for g in range(1, m.ngrp + 1):
+        t = list_at(s, fx, gc.anchor[2 * (g - 1)], gc.anchor[2 * (g - 1) + 1])
+        slot = t if tok_ok(s, t) else gc.slots - 1
+        q = <size_t>(g - 1) * gc.slots + slot
+        kept = gc.part + q * gc.C
+        if gc.stamp[q] != gc.ver[slot]:  # made whole and kept: later steps read it again
+            n = m.gstart[g + 1] - m.gstart[g]
+            hash_templates(fx, m, m.gord + m.gstart[g], n, feats)
+            memset(kept, 0, sizeof(float) * m.C)
+            add_rows(m, feats, m.gord + m.gstart[g], n, kept)
+            gc.stamp[q] = gc.ver[slot]
+            gc.misses += 1
+        else:
+            gc.hits += 1
+        for j in range(k):
+            out[j] += kept[outs[j]]
+
+
+cdef int best_of_few(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, int nf,
+                     const int* legal, int n_legal, int* pos, float* check, long long* mismatches) noexcept nogil:
+    """The first best-scoring of the n_legal <= FEW_OUTPUTS outputs legal[..] of s (in output
+    order), scored for those alone: with the kept group sums when gc is not NULL.  pos: C
+    ints, all -1 (and left so).  With check (C floats of scratch) the scores are also
+    computed from scratch by score(), and *mismatches counts a step where one differs in
+    any bit."""
+    cdef float few[FEW_OUTPUTS]
+    cdef int k, p = 0
+    for k in range(n_legal):
+        pos[legal[k]] = k
+    if gc != NULL:
+        gc_score_few(gc, s, fx, m, feats, legal, n_legal, pos, few)
+    else:
+        extract(s, fx, m, feats)
+        score_few(m, feats, nf, legal, n_legal, pos, few)
+    for k in range(n_legal):
+        pos[legal[k]] = -1
+    if check != NULL:
+        extract(s, fx, m, feats)
+        score(m, feats, nf, check)
+        for k in range(n_legal):
+            if memcmp(&few[k], &check[legal[k]], sizeof(float)) != 0:
+                mismatches[0] += 1
+                break
+    for k in range(1, n_legal):
+        if few[k] > few[p]:
+            p = k
+    return legal[p]
