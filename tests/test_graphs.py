@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
 import re
@@ -309,7 +310,14 @@ def test_parser_api_parses_a_graph(model):
     assert len(g) == 6 and all(all(0 <= h <= 6 and l in parser.labels for h, l in arcs) for arcs in g)
 
 
-def test_training_without_deps_is_refused(tmp_path):
+def test_training_without_deps_is_refused(tmp_path, monkeypatch):
+    """Refused before the kernel is built (a first build takes tens of seconds)."""
+    train_module = importlib.import_module("tsdsl.learn.train")  # (tsdsl.learn.train is also a function)
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("the kernel was built before the training file was checked")
+
+    monkeypatch.setattr(train_module, "compile_system", no_build)
     plain = tmp_path / "plain.conllu"
     text = TRAIN.read_text()
     lines = ["\t".join(f if k != 8 else "_" for k, f in enumerate(l.split("\t"))) if l.count("\t") == 9 else l

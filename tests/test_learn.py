@@ -17,6 +17,7 @@ phrase after the verb attached to the subject), so a working learner scores near
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
 import os
@@ -653,7 +654,14 @@ def test_train_refuses_beam_for_unbounded_system(workdir):
     assert not Path("ef-model").exists()
 
 
-def test_train_refuses_malformed_treebank(workdir, tmp_path):
+def test_train_refuses_malformed_treebank(workdir, tmp_path, monkeypatch):
+    """Refused before the kernel is built (a first build takes tens of seconds)."""
+    train_module = importlib.import_module("tsdsl.learn.train")  # (tsdsl.learn.train is also a function)
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("the kernel was built before the training file was read")
+
+    monkeypatch.setattr(train_module, "compile_system", no_build)
     lines = Path("train.conllu").read_text(encoding="utf-8").splitlines(keepends=True)
     bad_line = next(k for k, l in enumerate(lines) if l.startswith("2\t")) + 1
     lines[bad_line - 1] = lines[bad_line - 1].replace("\t", " ", 1)

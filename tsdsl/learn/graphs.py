@@ -62,12 +62,9 @@ def _arcs(graph: Graph, label_ids: dict[str, int]) -> list[tuple[int, int, int]]
     return [(h, d, label_ids[l]) for d, arcs in enumerate(graph, 1) for h, l in arcs]
 
 
-def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[str], out_dir: str, options,
-                 max_epochs: tuple[int, int], *, progress: Optional[TextIO] = sys.stderr) -> dict:
-    """Train a multihead system on the enhanced graphs of ``train_file`` (see the module
-    docstring).  ``max_epochs``: epochs at most with and without a development set, unless
-    ``options.epochs``.  Returns the fields of :class:`tsdsl.learn.train.TrainResult`."""
-    t_start = time.perf_counter()
+def read_graph_data(system, train_file: str, dev_file: Optional[str], options) -> tuple[list, list]:
+    """The training and development sentences of a multihead system, checked before its
+    kernel is built: the options it trains with, and a DEPS column in both files."""
     if options.beam > 1:
         raise UsageError(f"{system.source_file}: multihead systems train greedily along derivations found by "
                          "search (--beam 1)")
@@ -85,6 +82,18 @@ def train_graphs(system, kernel, features, train_file: str, dev_file: Optional[s
     if dev_sents and not has_deps(dev_sents):
         raise UsageError(f"{dev_file}: no enhanced dependencies (DEPS is _ on every word): the development set "
                          "is scored by ELAS")
+    return train_sents, dev_sents
+
+
+def train_graphs(system, kernel, features, data: tuple[list, list], train_file: str, dev_file: Optional[str],
+                 out_dir: str, options, max_epochs: tuple[int, int], *,
+                 progress: Optional[TextIO] = sys.stderr) -> dict:
+    """Train a multihead system on the enhanced graphs of ``train_file`` (see the module
+    docstring), its sentences and the development set's already read (:func:`read_graph_data`).
+    ``max_epochs``: epochs at most with and without a development set, unless
+    ``options.epochs``.  Returns the fields of :class:`tsdsl.learn.train.TrainResult`."""
+    t_start = time.perf_counter()
+    train_sents, dev_sents = data
     train_columns = [columns_of(s) for s in train_sents]
     absent = absent_columns(features, train_columns)
     warn_absent_columns(train_file, absent, progress)

@@ -403,17 +403,21 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     if derived.note and progress is not None:
         progress.write(derived.note + "\n")
     features = load_features(options.features or default_features(system), system)
-    kernel = compile_system(system, fallback=False)
+    # the data is read and checked before the kernel is built (the first build of a spec
+    # takes tens of seconds): a mistake in a file is reported at once
     if system.multihead:   # DAG systems train on enhanced graphs (the DEPS column)
-        from .graphs import train_graphs
+        from .graphs import read_graph_data, train_graphs
 
-        return TrainResult(**train_graphs(system, kernel, features, train_file, dev_file, out_dir, options,
+        data = read_graph_data(system, train_file, dev_file, options)
+        kernel = compile_system(system, fallback=False)
+        return TrainResult(**train_graphs(system, kernel, features, data, train_file, dev_file, out_dir, options,
                                           (MAX_EPOCHS, EPOCHS_WITHOUT_DEV), progress=progress))
 
     train_sents = read_conllu(train_file, allow_multiple_roots=True)
     dev_sents = read_conllu(dev_file, allow_multiple_roots=True) if dev_file else []
     if not train_sents:
         raise UsageError(f"{train_file}: no sentences")
+    kernel = compile_system(system, fallback=False)
     trees, keep, lifted, skipped = prepare_gold(system, train_sents, options.nonproj)
     if not trees:
         raise UsageError(f"{train_file}: no sentence left to train on (--nonproj skip removed all)")
