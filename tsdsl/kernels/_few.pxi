@@ -108,34 +108,3 @@ cdef void gc_score_few(GroupCache* gc, const St* s, Feats* fx, const Model* m, i
             gc.hits += 1
         for j in range(k):
             out[j] += kept[outs[j]]
-
-
-cdef int best_of_few(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, int nf,
-                     const int* legal, int n_legal, int* pos, float* check, long long* mismatches) noexcept nogil:
-    """The first best-scoring of the n_legal <= FEW_OUTPUTS outputs legal[..] of s (in output
-    order), scored for those alone: with the kept group sums when gc is not NULL.  pos: C
-    ints, all -1 (and left so).  With check (C floats of scratch) the scores are also
-    computed from scratch by score(), and *mismatches counts a step where one differs in
-    any bit."""
-    cdef float few[FEW_OUTPUTS]
-    cdef int k, p = 0
-    for k in range(n_legal):
-        pos[legal[k]] = k
-    if gc != NULL:
-        gc_score_few(gc, s, fx, m, feats, legal, n_legal, pos, few)
-    else:
-        extract(s, fx, m, feats)
-        score_few(m, feats, nf, legal, n_legal, pos, few)
-    for k in range(n_legal):
-        pos[legal[k]] = -1
-    if check != NULL:
-        extract(s, fx, m, feats)
-        score(m, feats, nf, check)
-        for k in range(n_legal):
-            if memcmp(&few[k], &check[legal[k]], sizeof(float)) != 0:
-                mismatches[0] += 1
-                break
-    for k in range(1, n_legal):
-        if few[k] > few[p]:
-            p = k
-    return legal[p]

@@ -517,6 +517,7 @@ cdef class Learner:
         cdef bint memo = self.legal_memo
         cdef bint few = self.few_outputs and not HAS_UNLABELED  # note_labels reads every output's score
         cdef int* pos = NULL
+        cdef float scf[FEW_OUTPUTS]
         cdef int* before
         cdef float* sc
         cdef Model* m = &self.m
@@ -578,9 +579,30 @@ cdef class Learner:
                     if few and n_legal == 1:
                         p = legal[0]  # nothing to choose: no scores needed
                         n_few += 1
-                    elif few and n_legal <= FEW_OUTPUTS:  # (Covington's NO-ARC and SHIFT, say)
-                        p = best_of_few(&gc if grouped else NULL, &s, &self.fx, m, feats, nf, legal, n_legal,
-                                        pos, sc + C if check else NULL, &mismatches)
+                    elif few and n_legal <= FEW_OUTPUTS:
+                        # few legal outputs (Covington's NO-ARC and SHIFT, say): their scores
+                        # alone, the same sums bit for bit, from a few weights of each row
+                        for k in range(n_legal):
+                            pos[legal[k]] = k
+                        if grouped:
+                            gc_score_few(&gc, &s, &self.fx, m, feats, legal, n_legal, pos, scf)
+                        else:
+                            extract(&s, &self.fx, m, feats)
+                            score_few(m, feats, nf, legal, n_legal, pos, scf)
+                        for k in range(n_legal):
+                            pos[legal[k]] = -1
+                        if check:  # the self-check: the same scores from scratch
+                            extract(&s, &self.fx, m, feats)
+                            score(m, feats, nf, sc + C)
+                            for k in range(n_legal):
+                                if memcmp(&scf[k], &sc[C + legal[k]], sizeof(float)) != 0:
+                                    mismatches += 1
+                                    break
+                        p = 0  # the first best-scoring legal output
+                        for k in range(1, n_legal):
+                            if scf[k] > scf[p]:
+                                p = k
+                        p = legal[p]
                         n_few += 1
                     else:
                         if grouped:
