@@ -6,7 +6,10 @@
   (``score_few``).  With ``Learner.few_outputs`` off every step scores every output.
 - ``parse_instances`` (capacity inf) works out each instance's best output per family when
   it scores the instance, and compares those at later steps.  With ``Learner.unit_best``
-  off every output of every legal instance is compared at every step.
+  off every output of every legal instance is compared at every step.  The LEFT and RIGHT
+  instances of a pair look their scores up once a step, and the instances a batch's table
+  (the longest sentence's) holds past a shorter sentence are skipped: each sentence must
+  parse the same in a batch as alone.
 
 Random float16 weights (sparse and full rows, read from the dense table or the parse-time
 table) must give the same parses either way, and with the self-check on
