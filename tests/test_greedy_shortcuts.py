@@ -39,7 +39,18 @@ REPO = Path(__file__).resolve().parent.parent
 TOY_TRAIN = REPO / "docs" / "examples" / "toy-train.conllu"
 TOY_DEV = REPO / "docs" / "examples" / "toy-dev.conllu"
 HASH_BITS = 10
-GREEDY = {"covington": "covington.ts", "covington-nm": "covington-nm.ts", "arc-eager": "arc-eager.ts"}
+GREEDY = {"covington": "covington.ts", "covington-nm": "covington-nm.ts", "arc-eager": "arc-eager.ts",
+          "covington-ungrouped": "covington.ts"}
+# fewer than 3 templates per anchor: no scoring group, so the few outputs go through score_few
+UNGROUPED = """templates:
+  - s0.w
+  - s0.p
+  - b0.w
+  - b0.p
+  - s0.p + b0.p
+  - s0.w + b0.w
+  - s1.p + s0.p + b0.p
+"""
 INSTANCES = {"easy-first": "easy-first.ts", "easy-first-nonproj": "easy-first-nonproj.ts"}
 LABELS = sorted({w.deprel for s in read_conllu(TOY_TRAIN) for w in s.words})
 WORDS = sorted({(w, p) for s in read_conllu(TOY_TRAIN) for w, p in zip(s.forms, s.upos)})
@@ -48,12 +59,14 @@ DENSITIES = st.sampled_from([0.05, 0.3, 1.0])  # of the sparse rows (a tenth of 
 
 
 @pytest.fixture(scope="module")
-def kernels():
+def kernels(tmp_path_factory):
+    ungrouped = tmp_path_factory.mktemp("features") / "ungrouped.yaml"
+    ungrouped.write_text(UNGROUPED, encoding="utf-8")
     out = {}
     for name, spec in {**GREEDY, **INSTANCES}.items():
         system = load_system(REPO / "systems" / spec)
         kernel = compile_system(system, fallback=False)
-        features = load_features(default_features(system), system)
+        features = load_features(ungrouped if name == "covington-ungrouped" else default_features(system), system)
         out[name] = (kernel, features, build_outputs(system, unit_names(kernel), LABELS))
     return out
 
@@ -92,12 +105,13 @@ def test_few_legal_outputs_parse_as_every_output_scored(kernels, seed, density, 
     assert engine.learner.few_steps == 0
     short = parse_with(engine, batch, "few_outputs", True)
     assert_same(short, plain)
-    if name == "covington":  # NO-ARC and SHIFT alone, or SHIFT alone, on most steps
+    if name in ("covington", "covington-ungrouped"):  # NO-ARC and SHIFT (or SHIFT) alone, often
         assert engine.learner.few_steps > short[2] // 5
+    assert (engine.groups.count == 0) == (name == "covington-ungrouped")
 
 
 @pytest.mark.parametrize("compact", [False, True])
-@pytest.mark.parametrize("name", ["covington", "covington-nm"])
+@pytest.mark.parametrize("name", ["covington", "covington-nm", "covington-ungrouped"])
 def test_few_output_scores_are_the_scores_from_scratch(kernels, name, compact):
     engine = engine_of(kernels, name, 7, 0.3, compact)
     engine.learner.group_check = True

@@ -60,21 +60,12 @@ cdef void add_rows_few(const Model* m, const int* feats, const int* idx, int n, 
 
 cdef void score_few(const Model* m, const int* feats, int nf, const int* outs, int k, const int* pos,
                     float* out) noexcept nogil:
-    """:func:`score` for the k outputs outs[0..k) only (see add_rows_few): out[j], bit for bit."""
-    cdef int g, j
-    cdef float part[FEW_OUTPUTS]
+    """:func:`score` for the k outputs outs[0..k) only (see add_rows_few), out[j] bit for bit,
+    for a model without scoring groups (with them, greedy parsing uses gc_score_few)."""
+    cdef int j
     for j in range(k):
         out[j] = 0
-    if m.ngrp == 0:
-        add_rows_few(m, feats, NULL, nf, outs, k, pos, out)
-        return
-    add_rows_few(m, feats, m.gord, m.gstart[1], outs, k, pos, out)
-    for g in range(1, m.ngrp + 1):
-        for j in range(k):
-            part[j] = 0
-        add_rows_few(m, feats, m.gord + m.gstart[g], m.gstart[g + 1] - m.gstart[g], outs, k, pos, part)
-        for j in range(k):
-            out[j] += part[j]
+    add_rows_few(m, feats, NULL, nf, outs, k, pos, out)
 
 
 cdef void gc_score_few(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, const int* outs, int k,

@@ -66,7 +66,7 @@ cdef class Learner:
     cdef object sp_keep     # parsing: the sparse table's arrays (see set_sparse)
     cdef object grp_keep    # the scoring groups' arrays (see set_groups)
     cdef public bint group_check            # greedy parsing also scores every step from scratch
-    cdef public long long group_mismatches  # steps whose kept-sum scores differed (should be 0)
+    cdef public long long group_mismatches  # self-check steps whose kept-sum or few-output scores differed (should be 0)
     cdef public bint legal_memo             # greedy parsing memoizes legal outputs per pattern (legal_outputs)
     cdef public bint few_outputs            # greedy parsing scores only the legal outputs when few are (score_few)
     cdef public long long few_steps         # steps the last greedy parse scored that way (or not at all: one legal)
@@ -651,8 +651,8 @@ cdef class Learner:
         free(note_lab); free(note_step); free(note_sc); free(unit_dep)
         if grouped:
             self.cache_hits, self.cache_misses = gc.hits, gc.misses
-            self.group_mismatches = mismatches
             gc_free(&gc)
+        self.group_mismatches = mismatches  # (without groups, the few-outputs steps' self-check)
         self.few_steps = n_few
         return n_steps, n_stuck, n_nm
 
