@@ -88,6 +88,18 @@ def test_the_kernel_refuses_a_packed_pair_outside_the_outputs(kernels):
         Engine(kernel, features, outputs, HASH_BITS, table=table)
 
 
+def test_the_default_threshold_grows_with_the_outputs():
+    # one eighth of the outputs, within [DENSE_FROM, REF_DENSE - 1]: 16 for arc-eager's 146
+    # outputs, 54 for the 433 of easy-first K = 4, never past what a reference can count
+    assert [wt.dense_from_for(C) for C in (2, 110, 146, 289, 433, 2000)] == [16, 16, 18, 36, 54, 62]
+    counts = np.array([20, 40, 60], np.int64)
+    for C in (146, 433):  # three rows of 20, 40 and 60 weights over C outputs
+        index = np.concatenate([r * C + np.arange(k) for r, k in enumerate(counts)])
+        stored = wt.store(wt.SparseWeights(index, np.ones(len(index), np.float32), C), "float16")
+        table = wt.parse_table(stored, 4)
+        assert len(table.dense) == np.count_nonzero(counts >= wt.dense_from_for(C)) == (3 if C == 146 else 1)
+
+
 def test_parse_table_refuses_a_bad_threshold():
     stored = wt.store(wt.SparseWeights(np.array([3], np.int64), np.array([1.0], np.float32), 2))
     for bad in (0, wt.REF_DENSE, 100):
