@@ -167,6 +167,8 @@ cdef bint beam_expand(Beam* w, Feats* fx, Model* m, bint train, int ol) noexcept
             w.cand_c[nc] = -1
             nc += 1
             continue
+        if not train:
+            mask_root_label(&w.cur[i], m, w.unit + i * C)
         frow = w.n_frows
         w.n_frows += 1
         extract(&w.cur[i], fx, m, w.hfeat + <size_t>frow * nf)

@@ -122,7 +122,10 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
                     for k in range(1, n_legal):
                         if scf[k] > scf[p]:
                             p = k
-                    p = legal[p]
+                    if m.root_lab >= 0 and root_label_wrong(&s, m, unit[legal[p]], legal[p]):
+                        p = best_keeping_root_label(&s, m, unit, legal, n_legal, NULL, scf, legal[p])
+                    else:
+                        p = legal[p]
                     n_few += 1
                 else:
                     if grouped:
@@ -139,6 +142,8 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
                     for k in range(1, n_legal):
                         if sc[legal[k]] > sc[p]:
                             p = legal[k]
+                    if m.root_lab >= 0 and root_label_wrong(&s, m, unit[p], p):
+                        p = best_keeping_root_label(&s, m, unit, legal, n_legal, sc, NULL, p)
                 if HAS_UNLABELED:
                     note_labels(&s, m, unit, sc, stamp, note_lab, note_step, note_sc, unit_dep)
                     stamp += 1

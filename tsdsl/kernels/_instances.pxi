@@ -222,9 +222,11 @@ cdef inline void pair_note(InstCache* ic, int i0, int i1) noexcept nogil:
 
 
 cdef int inst_best(InstCache* ic, St* s, Feats* fx, const Model* m, int* best_a, int* best_c,
-                   bint* kids_ready) noexcept nogil:
+                   bint* kids_ready, bint root_rule=False) noexcept nogil:
     """The best-scoring (legal instance, output of its family) of s into best_a, best_c
-    (first in table and output order on ties); returns how many instances are legal."""
+    (first in table and output order on ties); returns how many instances are legal.  With
+    root_rule, among the pairs that are not root_label_wrong (best_c -1 if none is): parsing
+    asks again so when the best pair is, which is rare."""
     cdef int a, k, c, u, count = 0
     cdef Py_ssize_t way
     cdef float* sc
@@ -248,7 +250,7 @@ cdef int inst_best(InstCache* ic, St* s, Feats* fx, const Model* m, int* best_a,
         else:
             sc = inst_scores(ic, s, fx, m, kids_ready)
             pair_note(ic, fx.i0, fx.i1)
-        if ic.use_ubest:
+        if ic.use_ubest and not root_rule:
             c = ic.ubest[ic.last * N_ACTIONS + u]  # the instance's own first best: the same winner
             if c >= 0 and (best_c[0] < 0 or sc[c] > top):
                 top = sc[c]
@@ -257,6 +259,8 @@ cdef int inst_best(InstCache* ic, St* s, Feats* fx, const Model* m, int* best_a,
             continue
         for k in range(ic.uo_start[u], ic.uo_start[u + 1]):  # (Learner.unit_best off) every output
             c = ic.uo_list[k]
+            if root_rule and root_label_wrong(s, m, a, c):
+                continue
             if best_c[0] < 0 or sc[c] > top:
                 top = sc[c]
                 best_a[0] = a
@@ -518,7 +522,7 @@ def parse_instances(Learner self, object offsets_, object tokens, object out_hea
     cdef int* out_labels = int32_data(out_labels_, "labels out", cp.offsets[n_sent], True)
     cdef const int* atab = int32_data(atab_, "action table", 3 * nact)
     cdef Py_ssize_t si
-    cdef int n, off, d, maxn = 0, steps, limit, pa, pc
+    cdef int n, off, d, maxn = 0, steps, limit, pa, pc, a_kept, c_kept
     cdef long long n_steps = 0, n_stuck = 0
     cdef bint kids_ready
     cdef St s
@@ -549,6 +553,11 @@ def parse_instances(Learner self, object offsets_, object tokens, object out_hea
                 if steps >= limit or inst_best(&ic, &s, &self.fx, m, &pa, &pc, &kids_ready) == 0:
                     n_stuck += 1
                     break
+                if m.root_lab >= 0 and root_label_wrong(&s, m, pa, pc):
+                    a_kept, c_kept = pa, pc
+                    inst_best(&ic, &s, &self.fx, m, &pa, &pc, &kids_ready, True)
+                    if pc < 0:  # every legal pair is wrong: keep the best
+                        pa, pc = a_kept, c_kept
                 inst_apply(&ic, &s, pa, m.cls[pc * CLS_W])
                 steps += 1
                 n_steps += 1

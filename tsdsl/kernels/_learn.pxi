@@ -103,6 +103,7 @@ cdef class Learner:
         self.m.gstart = NULL
         self.m.ngrp = 0
         self.m.gbuf = NULL
+        self.m.root_lab = -1
         self.grp_keep = None
         self.group_check = False
         self.group_mismatches = 0
@@ -232,6 +233,20 @@ cdef class Learner:
         self.m.sp_dense = NULL if half else <const float*>dn
         self.m.sp_dense16 = <const unsigned short*>dn if half else NULL
         self.sp_keep = (refs, entries, dense)
+
+    def set_root_label(self, int label):
+        """Parsing keeps label id ``label`` for arcs from the root, and for those alone (-1:
+        no such rule; see root_label_wrong): greedy parsing takes the best output that keeps
+        it, beam search drops the others, notes of unlabeled arcs skip them."""
+        cdef int c
+        if label != -1 and not any(self.m.cls[c * CLS_W] == label for c in range(self.m.C)):
+            raise ValueError(f"no output has label {label}")
+        self.m.root_lab = label
+
+    @property
+    def root_label(self):
+        """The label id set_root_label keeps for arcs from the root (-1: none)."""
+        return self.m.root_lab
 
     def set_groups(self, object order, object starts, int ngrp, object anchors, int depth, int linear):
         """Score in groups (see score() and _groups.pxi): order, int32, every template number

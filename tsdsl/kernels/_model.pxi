@@ -186,6 +186,8 @@ cdef struct Model:
     const int* gstart             # group g is gord[gstart[g] .. gstart[g + 1]); group 0 is summed directly
     int ngrp                      # groups after group 0 (0: the rows are added in template order)
     float* gbuf                   # scratch: one group's sum (C floats)
+    int root_lab                  # parsing: the label kept for arcs from the root, and for those
+    #                               alone (see root_label_wrong); -1: no such rule
 
 
 cdef inline bint tok_ok(const St* s, int t) noexcept nogil:
@@ -599,6 +601,52 @@ cdef void class_costs(St* s, St* tmp, const Model* m, int ol, const int* unit, i
             out[c] += 1
 
 
+cdef inline bint root_label_wrong(St* s, const Model* m, int a, int c) noexcept nogil:
+    """Whether output c, through action a, would put the model's root label where the
+    training treebank never had it: on an arc whose head is not the root, or another label
+    on an arc from the root (m.root_lab >= 0, see Learner.set_root_label).  UD keeps the
+    label ``root`` for the arc from the root and off every other."""
+    cdef int lab = m.cls[c * CLS_W], h, d
+    if m.root_lab < 0 or lab < 0 or not arc_of(s, a, &h, &d):
+        return 0
+    return (lab == m.root_lab) != (h == s.root)
+
+
+cdef int best_keeping_root_label(St* s, const Model* m, const int* unit, const int* legal, int n,
+                                 const float* by_output, const float* by_rank, int fallback) noexcept nogil:
+    """The first best-scoring of the n legal outputs legal[k] (unit[c]: the action of output
+    c) that is not root_label_wrong; its score is by_output[c], or by_rank[k] when by_output
+    is NULL.  ``fallback`` when every one is.  Greedy parsing calls it only when its choice
+    is wrong, which is rare, so the scan over every legal output costs nothing in total."""
+    cdef int k, c, best = -1
+    cdef float v, top = 0
+    for k in range(n):
+        c = legal[k]
+        if root_label_wrong(s, m, unit[c], c):
+            continue
+        v = by_output[c] if by_output != NULL else by_rank[k]
+        if best < 0 or v > top:
+            best = c
+            top = v
+    return best if best >= 0 else fallback
+
+
+cdef void mask_root_label(St* s, const Model* m, int* unit) noexcept nogil:
+    """unit[c] = -1 (not legal) for every legal output c that is root_label_wrong, unless no
+    legal output would be left: beam search's counterpart of best_keeping_root_label."""
+    cdef int c, kept = 0
+    if m.root_lab < 0:
+        return
+    for c in range(m.C):
+        if unit[c] >= 0 and not root_label_wrong(s, m, unit[c], c):
+            kept += 1
+    if kept == 0:
+        return
+    for c in range(m.C):
+        if unit[c] >= 0 and root_label_wrong(s, m, unit[c], c):
+            unit[c] = -1
+
+
 cdef void note_labels(St* s, const Model* m, const int* unit, const float* sc, int stamp, int* note_lab,
                       int* note_stamp, float* note_sc, int* unit_arc) noexcept nogil:
     """For every arc h -> d a legal labeled output would build now, note the label of the
@@ -619,7 +667,7 @@ cdef void note_labels(St* s, const Model* m, const int* unit, const float* sc, i
             else:
                 unit_arc[2 * u] = -1
         h = unit_arc[2 * u]
-        if h < 0:
+        if h < 0 or (m.root_lab >= 0 and (lab == m.root_lab) != (h == s.root)):  # see root_label_wrong
             continue
         k = h * s.ntok + unit_arc[2 * u + 1]
         if note_stamp[k] != stamp or sc[c] > note_sc[k]:

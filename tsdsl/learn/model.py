@@ -66,6 +66,9 @@ class Model:
     prune: float = 0.0
     tagger: Optional[Tagger] = None     # predicts missing tags before parsing
     read_weights: Optional[wt.StoredWeights] = None  # the weights as :func:`load` read them
+    # the training treebank had ``root_label`` on every arc from the root and on no other (as
+    # UD's ``root``): parsing keeps it so (Parser, Learner.set_root_label)
+    root_label_strict: bool = False
 
     def _sparse_source(self) -> Optional[wt.StoredWeights]:
         return self.stored if self.stored is not None else self.read_weights
@@ -132,7 +135,8 @@ def _write_contents(model: Model, d: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
     (d / "features.yaml").write_text(model.features.text, encoding="utf-8")
-    (d / "labels.json").write_text(json.dumps({"labels": model.labels, "root_label": model.root_label},
+    (d / "labels.json").write_text(json.dumps({"labels": model.labels, "root_label": model.root_label,
+                                               "root_label_strict": model.root_label_strict},
                                               ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     if model.tagger is not None:
         model.tagger.save(d / "tagger")
@@ -254,7 +258,8 @@ def load(model_dir: str | Path) -> Model:
     return Model(system=system, spec_files=files, spec_main=main, overrides=overrides, features=features,
                  labels=labels, root_label=str(labels_doc.get("root_label") or "root"), hash_bits=bits,
                  outputs=outputs, weights=weights, meta=meta, live_rows=rows, stored=stored,
-                 precision=precision, prune=float(info.get("prune") or 0.0), tagger=tagger, read_weights=stored)
+                 precision=precision, prune=float(info.get("prune") or 0.0), tagger=tagger, read_weights=stored,
+                 root_label_strict=labels_doc.get("root_label_strict") is True)
 
 
 def _read_format1(d: Path, C: int, bits: int) -> tuple[np.ndarray, np.ndarray]:

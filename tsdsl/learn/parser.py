@@ -228,6 +228,9 @@ class Parser(_TagColumns):
     def __init__(self, model: Model, engine: Optional[Engine] = None):
         self.model = model
         self.engine = engine or bind(model)
+        if model.root_label_strict and model.root_label in model.labels:
+            # the root label on the arcs from the root and on no other, as in training
+            self.engine.learner.set_root_label(model.labels.index(model.root_label))
         self.beam = int(model.meta.get("beam", 1) or 1)
         self.lifted = model.meta.get("nonproj") == "lift"
         self._init_tags(model)

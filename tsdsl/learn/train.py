@@ -424,6 +424,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     labels = sorted({l for _, ls in trees for l in ls})
     root_counts = Counter(l for hs, ls in trees for h, l in zip(hs, ls) if h == 0)
     root_label = root_counts.most_common(1)[0][0] if root_counts else "root"
+    # UD's convention (``root`` exactly on the arcs from the root), which parsing then keeps
+    root_label_strict = list(root_counts) == [root_label] and \
+        not any(l == root_label for hs, ls in trees for h, l in zip(hs, ls) if h != 0)
     outputs = build_outputs(system, unit_names(kernel), labels)
     label_ids = {l: k for k, l in enumerate(labels)}
     train_columns = [columns_of(s) for s in train_sents]
@@ -497,7 +500,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                   overrides=dict(options.overrides or {}), features=features, labels=labels,
                   root_label=root_label, hash_bits=options.hash_bits, outputs=outputs.names,
                   weights=engine.W, meta=meta, precision=options.precision, prune=options.prune,
-                  tagger=tagger)
+                  tagger=tagger, root_label_strict=root_label_strict)
 
     dev_gold = [(s.heads, s.deprels) for s in dev_sents]
     rng = np.random.default_rng(options.seed)
