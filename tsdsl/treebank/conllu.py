@@ -403,6 +403,9 @@ def parse_conllu(text: str, file: str = "<string>", *, require_heads: bool = Tru
     return sentences
 
 
+_COLUMN_NAMES = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+
+
 def _parse_block(raw: list[str], start: int, block_start: int, body_end: int, end: int, file: str,
                  require_heads: bool, allow_multiple_roots: bool) -> Sentence:
     words: list[Word] = []
@@ -441,8 +444,8 @@ def _parse_block(raw: list[str], start: int, block_start: int, body_end: int, en
                 raise ConlluError(file, lineno, "HEAD is _ (heads are required here)")
         elif not _INT.match(head):
             raise ConlluError(file, lineno, f"HEAD {head!r} is not an integer")
-        if fields[DEPREL_COL] == "":
-            raise ConlluError(file, lineno, "empty DEPREL")
+        if "" in fields:  # CoNLL-U writes `_` for a missing value, never nothing
+            raise ConlluError(file, lineno, f"empty {_COLUMN_NAMES[fields.index('')]}")
         words.append(Word(wid, tuple(fields), lineno))
         index.append(k - start)
     if not words:
