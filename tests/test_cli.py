@@ -325,3 +325,126 @@ def test_the_training_summary_counts_trees_without_a_derivation(not_derived, ove
 
     result = SimpleNamespace(not_derived=not_derived, over_budget=over_budget, graphs=graphs)
     assert not_derived_note(result) == note
+
+
+# ---- number options: each held to its range by argparse -----------------------------
+
+TOY = Path(__file__).resolve().parent.parent / "docs" / "examples" / "toy-dev.conllu"
+
+REQUIRED = {  # the other arguments each command needs to parse
+    "show": ["arc-eager"], "trace": ["arc-eager"], "verify": ["arc-eager"],
+    "coverage": ["arc-eager", "x.conllu"], "check-oracle": ["arc-eager"], "derive-oracle": ["arc-eager"],
+    "train": ["arc-eager", "--train", "t.conllu", "--out", "m"], "parse": ["m"], "draw": ["x.conllu", "-o", "x.svg"],
+}
+
+# (command, option, lowest value accepted, value just below it, highest accepted and just above it or None)
+BOUNDS = [
+    ("show", "--n", "1", "0", None),
+    ("trace", "--n", "0", "-1", None),
+    ("trace", "--sentence", "1", "0", None),
+    ("trace", "--budget", "1", "0", None),
+    ("verify", "--max-n", "1", "0", None),
+    ("verify", "--random-max-n", "1", "0", None),
+    ("verify", "--examples", "0", "-1", None),  # 0: no random checks (documented)
+    ("verify", "--budget", "1", "0", None),
+    ("verify", "--max-size", "1", "0", None),
+    ("verify", "--screen-n", "1", "0", None),
+    ("verify", "--state-limit", "1", "0", None),
+    ("coverage", "--budget", "1", "0", None),
+    ("coverage", "--limit", "1", "0", None),
+    ("coverage", "--max-len", "1", "0", None),
+    ("coverage", "--reach-budget", "0", "-1", None),  # 0: do not count (documented)
+    ("check-oracle", "--configs", "1", "0", None),
+    ("check-oracle", "--max-n", "1", "0", None),
+    ("check-oracle", "--seed", "0", "-5", None),
+    ("check-oracle", "--budget", "1", "0", None),
+    ("check-oracle", "--table1-configs", "1", "0", None),
+    ("check-oracle", "--table1-max-len", "1", "0", None),
+    ("derive-oracle", "--configs", "1", "0", None),
+    ("derive-oracle", "--max-n", "1", "0", None),
+    ("derive-oracle", "--exhaustive-n", "0", "-1", None),  # 0: none (documented)
+    ("train", "--epochs", "1", "0", None),
+    ("train", "--patience", "1", "0", None),
+    ("train", "--search-budget", "1", "0", None),
+    ("train", "--explore", "0", "-0.1", ("1", "1.5")),
+    ("train", "--explore-after", "0", "-1", None),
+    ("train", "--beam", "1", "0", None),
+    ("train", "--seed", "0", "-5", None),
+    ("train", "--hash-bits", "12", "11", ("26", "27")),
+    ("train", "--prune", "0", "-0.5", None),
+    ("train", "--repair-max-n", "1", "0", None),
+    ("parse", "--beam", "1", "0", None),
+    ("draw", "--limit", "0", "-1", None),  # 0: no limit (documented)
+]
+
+
+def number_options() -> set[tuple[str, str]]:
+    """(command, option) of every option whose value is converted (a number), over every command."""
+    from test_help import COMMANDS
+
+    return {(name, a.option_strings[-1]) for name, sp in COMMANDS.items() for a in sp._actions
+            if a.option_strings and a.type is not None and a.type is not str}
+
+
+def test_every_number_option_has_its_bounds_tested():
+    assert number_options() == {(c, o) for c, o, *_ in BOUNDS}
+
+
+def test_no_number_option_is_a_bare_int_or_float():
+    from test_help import COMMANDS
+
+    bare = [(name, a.option_strings[-1]) for name, sp in COMMANDS.items() for a in sp._actions
+            if a.type in (int, float)]
+    assert not bare, f"give these a range (tsdsl.cli.base.at_least / number_in): {bare}"
+
+
+@pytest.mark.parametrize("command, option, lowest, below, top", BOUNDS, ids=[f"{c} {o}" for c, o, *_ in BOUNDS])
+def test_a_number_out_of_range_is_a_usage_error(capsys, command, option, lowest, below, top):
+    from tsdsl.cli import build_parser
+
+    parser = build_parser()
+    base = [command, *REQUIRED[command], option]
+    parser.parse_args(base + [lowest])  # the bound itself is accepted
+    bad = [(below, "at least" if top is None else "between")]
+    if top is not None:
+        parser.parse_args(base + [top[0]])
+        bad.append((top[1], "between"))
+    for value, words in bad:
+        with pytest.raises(SystemExit) as info:
+            main(base + [value])
+        err = capsys.readouterr().err
+        assert info.value.code == 2
+        assert f"tsdsl {command}: error: argument {option}: must be " in err and words in err
+        assert f"got {value}" in err and "Traceback" not in err
+    with pytest.raises(SystemExit) as info:
+        main(base + ["many"])
+    assert info.value.code == 2 and "got 'many'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["train", "arc-eager", "--train", str(TOY), "--out", "never-written", "--seed", "-5"],
+    ["check-oracle", "arc-eager", "--max-n", "0"],
+    ["check-oracle", "arc-eager", "--max-n", "-2"],
+    ["derive-oracle", "arc-eager", "--max-n", "0"],
+    ["verify", "arc-eager", "--max-n", "-1", "--examples", "0"],
+    ["coverage", "arc-eager", str(TOY), "--limit", "0"],
+    ["check-oracle", "arc-eager", "--configs", "0"],
+    ["show", "easy-first", "--n", "-1"],
+    ["trace", "arc-eager", "--n", "-1"],
+    ["derive-oracle", "arc-eager", "--configs", "-1"],
+], ids=lambda argv: " ".join(a for a in argv if not a.startswith("/")))
+def test_the_reported_numbers_are_refused_before_any_work(capsys, tmp_path, monkeypatch, argv):
+    """A new user's trial: each ended in a traceback, or checked nothing and said so as a success."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and f"tsdsl {argv[0]}: error: argument " in err and "Traceback" not in err
+    assert not any(tmp_path.iterdir())
+
+
+def test_table1_without_a_sentence_short_enough_is_refused(capsys):
+    """--table1-max-len 1 left no sentence of the file: the averages were printed as 0.00000."""
+    code, out, err = run(capsys, "check-oracle", "covington-nm", "--table1", str(TOY), "--table1-max-len", "1")
+    assert code == 2 and out == ""
+    assert err == f"tsdsl: --table1 {TOY}: no sentence of 1 word or fewer (--table1-max-len)\n"

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from .base import Command
+from .base import Command, at_least
 
 DEFAULT_LIMIT = 100
 
@@ -25,7 +25,7 @@ class Draw(Command):
                              "(chosen by the suffix)")
         sp.add_argument("--sentences", metavar="RANGES", default=None,
                         help="which sentences, 1-based, e.g. 1-10,15,20- (default: all, up to --limit)")
-        sp.add_argument("--limit", type=int, metavar="N", default=DEFAULT_LIMIT,
+        sp.add_argument("--limit", type=at_least(0), metavar="N", default=DEFAULT_LIMIT,
                         help=f"draw at most N of the chosen sentences; 0 for no limit (default {DEFAULT_LIMIT})")
         sp.add_argument("--title", default=None, help="the page title (default: the file names)")
 
@@ -39,8 +39,6 @@ class Draw(Command):
         kind = out.suffix.lower()
         if kind not in (".html", ".htm", ".svg"):
             raise UsageError(f"-o {args.output}: the output must end in .html or .svg")
-        if args.limit < 0:
-            raise UsageError(f"--limit must be 0 (no limit) or more, got {args.limit}")
         ranges = parse_ranges(args.sentences) if args.sentences else None
         sentences = read_conllu(args.file, require_heads=False, allow_multiple_roots=True)
         gold = read_conllu(args.gold, allow_multiple_roots=True) if args.gold else None
