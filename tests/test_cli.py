@@ -448,3 +448,63 @@ def test_table1_without_a_sentence_short_enough_is_refused(capsys):
     code, out, err = run(capsys, "check-oracle", "covington-nm", "--table1", str(TOY), "--table1-max-len", "1")
     assert code == 2 and out == ""
     assert err == f"tsdsl: --table1 {TOY}: no sentence of 1 word or fewer (--table1-max-len)\n"
+
+
+# ---- output files: one behaviour for every command --------------------------------------
+
+SAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "sample.conllu"
+
+OUTPUTS = {  # a command line per output option, OUT standing for the path to write
+    "parse -o": ["parse", "no-such-model", str(SAMPLE), "-o", "OUT"],
+    "parse --nm-log": ["parse", "no-such-model", str(SAMPLE), "--nm-log", "OUT"],
+    "draw -o": ["draw", str(SAMPLE), "-o", "OUT"],
+    "trace --html": ["trace", "arc-eager", "--html", "OUT"],
+    "verify --report": ["verify", "arc-eager", "--report", "OUT"],
+    "verify --repair --out": ["verify", "arc-eager", "--repair", "--out", "OUT"],
+    "compile --emit-pyx": ["compile", "arc-eager", "--emit-pyx", "OUT"],
+}
+
+
+@pytest.mark.parametrize("bad, reason", [
+    ("adir.html", "is a directory"),
+    ("new.html/", "the path names a directory (it ends in /)"),
+    ("afile/x.html", "afile is not a directory"),
+])
+@pytest.mark.parametrize("option", sorted(OUTPUTS))
+def test_an_output_that_names_a_directory_is_refused_with_the_users_path(capsys, tmp_path, monkeypatch, option,
+                                                                           bad, reason):
+    """`parse -o adir` named a hidden temporary file (`.adir.a00_hj6t.tmp: Is a directory`), and
+    `draw -o adir.svg/` wrote adir.svg."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir.html").mkdir()
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    code, out, err = run(capsys, *[bad if a == "OUT" else a for a in OUTPUTS[option]])
+    assert (code, out) == (2, "")
+    assert err == f"tsdsl: cannot write {bad}: {reason}\n"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_outputs_create_their_missing_directories(capsys, tmp_path):
+    from tsdsl.treebank.conllu import read_conllu, write_conllu
+
+    out = tmp_path / "new" / "sub" / "x.conllu"
+    write_conllu(str(out), read_conllu(SAMPLE))  # what `parse -o new/sub/x.conllu` calls
+    assert out.read_text(encoding="utf-8") == SAMPLE.read_text(encoding="utf-8")
+    code, _, _ = run(capsys, "draw", str(SAMPLE), "-o", str(tmp_path / "pics" / "x.svg"))
+    assert code == 0 and (tmp_path / "pics" / "x.svg").is_file()
+
+
+def test_a_failed_write_names_the_users_path_and_leaves_nothing(capsys, tmp_path, monkeypatch):
+    import errno
+
+    import tsdsl.files
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tsdsl.files.os, "fsync", full)
+    out = tmp_path / "x.svg"
+    code, _, err = run(capsys, "draw", str(SAMPLE), "-o", str(out))
+    assert code == 1 and err == f"tsdsl: {out}: No space left on device\n"
+    assert list(tmp_path.iterdir()) == []

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
+from ..files import check_output
 from ..lang import load_system
 from ..verify.coverage import DEFAULT_BUDGET as COVERAGE_BUDGET
 from ..verify.coverage import REACH_BUDGET
@@ -48,6 +49,8 @@ class Verify(Command):
             return self._repair(args)
         if args.out:
             raise UsageError("--out goes with --repair")
+        if args.report:
+            check_output(args.report)
         from ..files import write_atomic
         from ..verify.report import render_markdown
         from ..verify.verifier import render_verdict, verify_system
@@ -81,6 +84,8 @@ class Verify(Command):
 
         if len(args.specs) != 1:
             raise UsageError("--repair takes one spec")
+        if args.out:
+            check_output(args.out)
         if args.json or args.report:
             raise UsageError("--repair prints an extends spec; it does not combine with --json or --report")
         max_n = VERIFY_N if args.max_n is None else args.max_n

@@ -157,10 +157,13 @@ class Parse(Command):
 
         from ..treebank.conllu import read_conllu, write_conllu
         from ..learn.parser import load_parser
-        from ..files import write_atomic
+        from ..files import check_output, write_atomic
 
         if args.text is not None and args.input is not None:
             raise UsageError("give either IN.conllu or --text FILE, not both")
+        for output in (args.output if args.output != "-" else None, args.nm_log):
+            if output is not None:
+                check_output(output)  # now, not after the parse
         parser = load_parser(args.model)
         if args.text is not None:
             from ..treebank.tokenize import read_text

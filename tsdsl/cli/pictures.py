@@ -4,7 +4,6 @@ lives with ``trace`` in :mod:`.specs`."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from ..errors import UsageError
 from .base import Command, at_least
@@ -32,11 +31,10 @@ class Draw(Command):
     def run(self, args) -> int:
         from ..draw import draw_sentences, parse_ranges, render_html, render_svg
         from ..draw.pages import summary
-        from ..files import write_atomic
+        from ..files import check_output, write_atomic
         from ..treebank.conllu import read_conllu
 
-        out = Path(args.output)
-        kind = out.suffix.lower()
+        kind = check_output(args.output).suffix.lower()  # refuses "pred.svg/" too, which Path reads as pred.svg
         if kind not in (".html", ".htm", ".svg"):
             raise UsageError(f"-o {args.output}: the output must end in .html or .svg")
         ranges = parse_ranges(args.sentences) if args.sentences else None
@@ -56,6 +54,6 @@ class Draw(Command):
         else:
             title = args.title or (f"{args.file} against {args.gold}" if args.gold else args.file)
             text = render_html(drawn, title=title, with_gold=with_gold, note=note)
-        write_atomic(out, text)
+        write_atomic(args.output, text)
         print(f"{args.output}: {summary(drawn, with_gold=with_gold)}")
         return 0

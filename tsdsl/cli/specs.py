@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import TsdslError, UsageError
+from ..files import check_output
 from ..interp import Interpreter
 from ..lang import load_system, packaged_systems
 from ..show import render_json, render_text
@@ -94,8 +95,10 @@ class Trace(Command):
 
     def run(self, args) -> int:
         system = load_system(args.spec, parse_overrides(args.set))
-        if args.html and not args.html.lower().endswith((".html", ".htm")):
-            raise UsageError(f"--html {args.html}: the page must end in .html")
+        if args.html:
+            check_output(args.html)
+            if not args.html.lower().endswith((".html", ".htm")):
+                raise UsageError(f"--html {args.html}: the page must end in .html")
         it = Interpreter(system)
         if args.gold:
             return _trace_gold(args, system, it)
@@ -207,6 +210,8 @@ class Compile(Command):
         from ..kernels.build import build, kernel_cache_dir, load_module
         from ..kernels.codegen import generate
 
+        if args.emit_pyx not in (None, "-"):
+            check_output(args.emit_pyx)
         system = load_system(args.spec, parse_overrides(args.set))
         gen = generate(system)
         if args.emit_pyx is not None:
