@@ -465,6 +465,14 @@ OUTPUTS = {  # a command line per output option, OUT standing for the path to wr
 }
 
 
+def test_a_model_directory_under_a_file_is_refused_before_training(capsys, tmp_path, monkeypatch):
+    """`train --out afile/m` trained, then failed to save (`tsdsl: afile: File exists`)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    code, out, err = run(capsys, "train", "arc-eager", "--train", str(TOY), "--out", "afile/m", "--quiet")
+    assert (code, out, err) == (2, "", "tsdsl: cannot write afile/m: afile is not a directory\n")
+
+
 @pytest.mark.parametrize("bad, reason", [
     ("adir.html", "is a directory"),
     ("new.html/", "the path names a directory (it ends in /)"),

@@ -34,12 +34,21 @@ def check_output(path: str | Path) -> Path:
     target = Path(text)
     if target.is_dir():
         raise UsageError(f"cannot write {text}: is a directory")
-    for parent in target.parents:
+    check_parents(target)
+    return target
+
+
+def check_parents(path: str | Path) -> None:
+    """Refuse a path that lies under a file: its missing directories could not be created.
+
+    Raises:
+        UsageError: the nearest existing parent of ``path`` is not a directory.
+    """
+    for parent in Path(path).parents:
         if parent.exists():
             if not parent.is_dir():
-                raise UsageError(f"cannot write {text}: {parent} is not a directory")
-            break
-    return target
+                raise UsageError(f"cannot write {os.fspath(path)}: {parent} is not a directory")
+            return
 
 
 @contextlib.contextmanager
