@@ -18,7 +18,8 @@ class Draw(Command):
     def configure(self, sp) -> None:
         sp.add_argument("file", metavar="FILE.conllu", help="the trees to draw (a parser's output, say)")
         sp.add_argument("gold", metavar="GOLD.conllu", nargs="?", default=None,
-                        help="gold trees of the same sentences: mark wrong heads and labels (default: none)")
+                        help="gold trees of the same sentences and words (checked as tsdsl eval checks them): mark "
+                             "wrong heads and labels (default: none)")
         sp.add_argument("-o", "--output", metavar="OUT.html|OUT.svg", required=True,
                         help="the picture to write: one HTML page, or one SVG with the sentences stacked "
                              "(chosen by the suffix)")
