@@ -516,3 +516,22 @@ def test_a_failed_write_names_the_users_path_and_leaves_nothing(capsys, tmp_path
     code, _, err = run(capsys, "draw", str(SAMPLE), "-o", str(out))
     assert code == 1 and err == f"tsdsl: {out}: No space left on device\n"
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- argument order ----------------------------------------------------------------------
+
+def test_an_input_after_an_option_is_read_as_the_input(capsys, tmp_path):
+    """`parse MODEL --text t.txt IN.conllu` printed the top-level usage (`unrecognized arguments`);
+    IN.conllu is the input, which does not go with --text."""
+    text = tmp_path / "t.txt"
+    text.write_text("A b .\n", encoding="utf-8")
+    code, out, err = run(capsys, "parse", str(tmp_path / "no-model"), "--text", str(text), str(SAMPLE))
+    assert (code, out, err) == (2, "", "tsdsl: give either IN.conllu or --text FILE, not both\n")
+
+
+def test_a_leftover_argument_gets_the_commands_usage(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["parse", "model", str(SAMPLE), "extra"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert err.startswith("usage: tsdsl parse ") and err.endswith("tsdsl parse: error: unrecognized arguments: extra\n")

@@ -37,6 +37,33 @@ class Command:
         raise NotImplementedError
 
 
+class CommandParser(argparse.ArgumentParser):
+    """The parser of one subcommand: its positionals may come after its options
+    (``parse MODEL --text t.txt IN.conllu`` reads IN.conllu as the input, and parse then says
+    that IN.conllu and --text do not go together), and anything left over is reported by this
+    parser, with the subcommand's usage, not by the top-level one with the list of commands.
+
+    argparse matches an optional positional (``nargs="?"``) as soon as it sees the first
+    positional, so an input after an option was "unrecognized" and the top-level parser, which
+    collects leftovers, printed its own usage; intermixed parsing collects positionals wherever
+    they stand.
+    """
+
+    _inside = False  # parse_known_intermixed_args calls parse_known_args itself
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._inside:
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            namespace, extras = self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
+        if extras:
+            self.error("unrecognized arguments: " + " ".join(extras))
+        return namespace, extras
+
+
 SPEC_HELP = "a .ts file, or the name of a packaged system (`tsdsl systems` lists them)"
 
 
