@@ -325,3 +325,213 @@ def test_the_training_summary_counts_trees_without_a_derivation(not_derived, ove
 
     result = SimpleNamespace(not_derived=not_derived, over_budget=over_budget, graphs=graphs)
     assert not_derived_note(result) == note
+
+
+# ---- number options: each held to its range by argparse -----------------------------
+
+TOY = Path(__file__).resolve().parent.parent / "docs" / "examples" / "toy-dev.conllu"
+
+REQUIRED = {  # the other arguments each command needs to parse
+    "show": ["arc-eager"], "trace": ["arc-eager"], "verify": ["arc-eager"],
+    "coverage": ["arc-eager", "x.conllu"], "check-oracle": ["arc-eager"], "derive-oracle": ["arc-eager"],
+    "train": ["arc-eager", "--train", "t.conllu", "--out", "m"], "parse": ["m"], "draw": ["x.conllu", "-o", "x.svg"],
+}
+
+# (command, option, lowest value accepted, value just below it, highest accepted and just above it or None)
+BOUNDS = [
+    ("show", "--n", "1", "0", None),
+    ("trace", "--n", "0", "-1", None),
+    ("trace", "--sentence", "1", "0", None),
+    ("trace", "--budget", "1", "0", None),
+    ("verify", "--max-n", "1", "0", None),
+    ("verify", "--random-max-n", "1", "0", None),
+    ("verify", "--examples", "0", "-1", None),  # 0: no random checks (documented)
+    ("verify", "--budget", "1", "0", None),
+    ("verify", "--max-size", "1", "0", None),
+    ("verify", "--screen-n", "1", "0", None),
+    ("verify", "--state-limit", "1", "0", None),
+    ("coverage", "--budget", "1", "0", None),
+    ("coverage", "--limit", "1", "0", None),
+    ("coverage", "--max-len", "1", "0", None),
+    ("coverage", "--reach-budget", "0", "-1", None),  # 0: do not count (documented)
+    ("check-oracle", "--configs", "1", "0", None),
+    ("check-oracle", "--max-n", "1", "0", None),
+    ("check-oracle", "--seed", "0", "-5", None),
+    ("check-oracle", "--budget", "1", "0", None),
+    ("check-oracle", "--table1-configs", "1", "0", None),
+    ("check-oracle", "--table1-max-len", "1", "0", None),
+    ("derive-oracle", "--configs", "1", "0", None),
+    ("derive-oracle", "--max-n", "1", "0", None),
+    ("derive-oracle", "--exhaustive-n", "0", "-1", None),  # 0: none (documented)
+    ("train", "--epochs", "1", "0", None),
+    ("train", "--patience", "1", "0", None),
+    ("train", "--search-budget", "1", "0", None),
+    ("train", "--explore", "0", "-0.1", ("1", "1.5")),
+    ("train", "--explore-after", "0", "-1", None),
+    ("train", "--beam", "1", "0", None),
+    ("train", "--seed", "0", "-5", None),
+    ("train", "--hash-bits", "12", "11", ("26", "27")),
+    ("train", "--prune", "0", "-0.5", None),
+    ("train", "--repair-max-n", "1", "0", None),
+    ("parse", "--beam", "1", "0", None),
+    ("draw", "--limit", "0", "-1", None),  # 0: no limit (documented)
+]
+
+
+def number_options() -> set[tuple[str, str]]:
+    """(command, option) of every option whose value is converted (a number), over every command."""
+    from test_help import COMMANDS
+
+    return {(name, a.option_strings[-1]) for name, sp in COMMANDS.items() for a in sp._actions
+            if a.option_strings and a.type is not None and a.type is not str}
+
+
+def test_every_number_option_has_its_bounds_tested():
+    assert number_options() == {(c, o) for c, o, *_ in BOUNDS}
+
+
+def test_no_number_option_is_a_bare_int_or_float():
+    from test_help import COMMANDS
+
+    bare = [(name, a.option_strings[-1]) for name, sp in COMMANDS.items() for a in sp._actions
+            if a.type in (int, float)]
+    assert not bare, f"give these a range (tsdsl.cli.base.at_least / number_in): {bare}"
+
+
+@pytest.mark.parametrize("command, option, lowest, below, top", BOUNDS, ids=[f"{c} {o}" for c, o, *_ in BOUNDS])
+def test_a_number_out_of_range_is_a_usage_error(capsys, command, option, lowest, below, top):
+    from tsdsl.cli import build_parser
+
+    parser = build_parser()
+    base = [command, *REQUIRED[command], option]
+    parser.parse_args(base + [lowest])  # the bound itself is accepted
+    bad = [(below, "at least" if top is None else "between")]
+    if top is not None:
+        parser.parse_args(base + [top[0]])
+        bad.append((top[1], "between"))
+    for value, words in bad:
+        with pytest.raises(SystemExit) as info:
+            main(base + [value])
+        err = capsys.readouterr().err
+        assert info.value.code == 2
+        assert f"tsdsl {command}: error: argument {option}: must be " in err and words in err
+        assert f"got {value}" in err and "Traceback" not in err
+    with pytest.raises(SystemExit) as info:
+        main(base + ["many"])
+    assert info.value.code == 2 and "got 'many'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["train", "arc-eager", "--train", str(TOY), "--out", "never-written", "--seed", "-5"],
+    ["check-oracle", "arc-eager", "--max-n", "0"],
+    ["check-oracle", "arc-eager", "--max-n", "-2"],
+    ["derive-oracle", "arc-eager", "--max-n", "0"],
+    ["verify", "arc-eager", "--max-n", "-1", "--examples", "0"],
+    ["coverage", "arc-eager", str(TOY), "--limit", "0"],
+    ["check-oracle", "arc-eager", "--configs", "0"],
+    ["show", "easy-first", "--n", "-1"],
+    ["trace", "arc-eager", "--n", "-1"],
+    ["derive-oracle", "arc-eager", "--configs", "-1"],
+], ids=lambda argv: " ".join(a for a in argv if not a.startswith("/")))
+def test_the_reported_numbers_are_refused_before_any_work(capsys, tmp_path, monkeypatch, argv):
+    """A new user's trial: each ended in a traceback, or checked nothing and said so as a success."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and f"tsdsl {argv[0]}: error: argument " in err and "Traceback" not in err
+    assert not any(tmp_path.iterdir())
+
+
+def test_table1_without_a_sentence_short_enough_is_refused(capsys):
+    """--table1-max-len 1 left no sentence of the file: the averages were printed as 0.00000."""
+    code, out, err = run(capsys, "check-oracle", "covington-nm", "--table1", str(TOY), "--table1-max-len", "1")
+    assert code == 2 and out == ""
+    assert err == f"tsdsl: --table1 {TOY}: no sentence of 1 word or fewer (--table1-max-len)\n"
+
+
+# ---- output files: one behaviour for every command --------------------------------------
+
+SAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "sample.conllu"
+
+OUTPUTS = {  # a command line per output option, OUT standing for the path to write
+    "parse -o": ["parse", "no-such-model", str(SAMPLE), "-o", "OUT"],
+    "parse --nm-log": ["parse", "no-such-model", str(SAMPLE), "--nm-log", "OUT"],
+    "draw -o": ["draw", str(SAMPLE), "-o", "OUT"],
+    "trace --html": ["trace", "arc-eager", "--html", "OUT"],
+    "verify --report": ["verify", "arc-eager", "--report", "OUT"],
+    "verify --repair --out": ["verify", "arc-eager", "--repair", "--out", "OUT"],
+    "compile --emit-pyx": ["compile", "arc-eager", "--emit-pyx", "OUT"],
+}
+
+
+def test_a_model_directory_under_a_file_is_refused_before_training(capsys, tmp_path, monkeypatch):
+    """`train --out afile/m` trained, then failed to save (`tsdsl: afile: File exists`)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    code, out, err = run(capsys, "train", "arc-eager", "--train", str(TOY), "--out", "afile/m", "--quiet")
+    assert (code, out, err) == (2, "", "tsdsl: cannot write afile/m: afile is not a directory\n")
+
+
+@pytest.mark.parametrize("bad, reason", [
+    ("adir.html", "is a directory"),
+    ("new.html/", "the path names a directory (it ends in /)"),
+    ("afile/x.html", "afile is not a directory"),
+])
+@pytest.mark.parametrize("option", sorted(OUTPUTS))
+def test_an_output_that_names_a_directory_is_refused_with_the_users_path(capsys, tmp_path, monkeypatch, option,
+                                                                           bad, reason):
+    """`parse -o adir` named a hidden temporary file (`.adir.a00_hj6t.tmp: Is a directory`), and
+    `draw -o adir.svg/` wrote adir.svg."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir.html").mkdir()
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    code, out, err = run(capsys, *[bad if a == "OUT" else a for a in OUTPUTS[option]])
+    assert (code, out) == (2, "")
+    assert err == f"tsdsl: cannot write {bad}: {reason}\n"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_outputs_create_their_missing_directories(capsys, tmp_path):
+    from tsdsl.treebank.conllu import read_conllu, write_conllu
+
+    out = tmp_path / "new" / "sub" / "x.conllu"
+    write_conllu(str(out), read_conllu(SAMPLE))  # what `parse -o new/sub/x.conllu` calls
+    assert out.read_text(encoding="utf-8") == SAMPLE.read_text(encoding="utf-8")
+    code, _, _ = run(capsys, "draw", str(SAMPLE), "-o", str(tmp_path / "pics" / "x.svg"))
+    assert code == 0 and (tmp_path / "pics" / "x.svg").is_file()
+
+
+def test_a_failed_write_names_the_users_path_and_leaves_nothing(capsys, tmp_path, monkeypatch):
+    import errno
+
+    import tsdsl.files
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tsdsl.files.os, "fsync", full)
+    out = tmp_path / "x.svg"
+    code, _, err = run(capsys, "draw", str(SAMPLE), "-o", str(out))
+    assert code == 1 and err == f"tsdsl: {out}: No space left on device\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- argument order ----------------------------------------------------------------------
+
+def test_an_input_after_an_option_is_read_as_the_input(capsys, tmp_path):
+    """`parse MODEL --text t.txt IN.conllu` printed the top-level usage (`unrecognized arguments`);
+    IN.conllu is the input, which does not go with --text."""
+    text = tmp_path / "t.txt"
+    text.write_text("A b .\n", encoding="utf-8")
+    code, out, err = run(capsys, "parse", str(tmp_path / "no-model"), "--text", str(text), str(SAMPLE))
+    assert (code, out, err) == (2, "", "tsdsl: give either IN.conllu or --text FILE, not both\n")
+
+
+def test_a_leftover_argument_gets_the_commands_usage(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["parse", "model", str(SAMPLE), "extra"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert err.startswith("usage: tsdsl parse ") and err.endswith("tsdsl parse: error: unrecognized arguments: extra\n")

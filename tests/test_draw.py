@@ -207,11 +207,22 @@ def test_gold_of_another_shape_is_refused(tmp_path, capsys):
     short.write_text(blocks[0] + "\n\n", encoding="utf-8")
     out = tmp_path / "x.svg"
     code, _, err = run(capsys, "draw", str(SAMPLE), str(short), "-o", str(out))
-    assert code == 2 and "2 sentences" in err and "has 1" in err and not out.exists()
+    assert code == 1 and f"2 sentences, but 1 in the gold file ({short})" in err and not out.exists()
     other = tmp_path / "other.conllu"
-    other.write_text(conllu_block(["a", "b"], [0, 1], ["root", "x"]) + blocks[1] + "\n\n", encoding="utf-8")
+    other.write_text(conllu_block(["Book", "the"], [0, 1], ["root", "x"]) + blocks[1] + "\n\n", encoding="utf-8")
     code, _, err = run(capsys, "draw", str(SAMPLE), str(other), "-o", str(out))
-    assert code == 2 and f"{SAMPLE}:1: sentence 1 has 5 words" in err and f"{other}:1 has 2" in err
+    assert code == 1 and "sentence 1 has 5 words, but 2 in the gold file" in err and not out.exists()
+
+
+def test_gold_with_another_word_is_refused_as_eval_refuses_it(tmp_path, capsys):
+    """A FORM that differs was drawn as `0 wrong heads`, where `tsdsl eval` refuses the pair."""
+    gold = tmp_path / "gold.conllu"
+    gold.write_text(SAMPLE.read_text(encoding="utf-8").replace("\tHouston\t", "\tDallas\t", 1), encoding="utf-8")
+    out = tmp_path / "x.svg"
+    code, stdout, err = run(capsys, "draw", str(SAMPLE), str(gold), "-o", str(out))
+    assert (code, stdout) == (1, "") and not out.exists()
+    assert "word 5 of sentence 1 is 'Houston', but 'Dallas' in the gold file" in err
+    assert run(capsys, "eval", str(gold), str(SAMPLE)) == (1, "", err)  # the same check, the same words
 
 
 def test_output_suffix_must_say_the_format(tmp_path, capsys):

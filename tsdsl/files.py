@@ -1,30 +1,90 @@
 """Writing files so that nothing is lost or half-written: through a temporary file in the
 same directory and a rename (a reader sees the old file or the new one, never a part); and
-reading back the JSON records that caches write so."""
+reading back the JSON records that caches write so.
+
+Every output file of the command line goes through :func:`atomic_output`, so they all behave
+alike: missing parent directories are created, a path that names a directory (an existing
+one, or text ending in a separator) is refused before anything is written, and an error names
+the path the user gave, never the hidden temporary file.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Optional
+from typing import BinaryIO, Iterator, Optional
+
+from .errors import UsageError
+
+
+def check_output(path: str | Path) -> Path:
+    """The file ``path`` names, checked as an output: not a directory.  Commands call it before
+    their work too, so that a bad ``-o`` is refused at once rather than after a long run.
+
+    Raises:
+        UsageError: ``path`` ends in a separator, is an existing directory, or lies under a
+            file (a parent that is not a directory).
+    """
+    text = os.fspath(path)
+    if text.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        raise UsageError(f"cannot write {text}: the path names a directory (it ends in {text[-1]})")
+    target = Path(text)
+    if target.is_dir():
+        raise UsageError(f"cannot write {text}: is a directory")
+    check_parents(target)
+    return target
+
+
+def check_parents(path: str | Path) -> None:
+    """Refuse a path that lies under a file: its missing directories could not be created.
+
+    Raises:
+        UsageError: the nearest existing parent of ``path`` is not a directory.
+    """
+    for parent in Path(path).parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"cannot write {os.fspath(path)}: {parent} is not a directory")
+            return
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | Path) -> Iterator[BinaryIO]:
+    """Open the output file ``path`` for writing bytes; it appears (or replaces the old one)
+    only when the block ends without an error, synced to disk.  Missing parent directories are
+    created.  On any error the temporary file is removed and ``path`` is left as it was.
+
+    Raises:
+        UsageError: ``path`` names a directory (see :func:`check_output`).
+        OSError: writing failed; its ``filename`` is ``path`` as given.
+    """
+    target = check_output(path)
+    tmp = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        with os.fdopen(fd, "wb") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode_for(target))  # mkstemp's 0600 would make every page private
+        os.replace(tmp, target)
+    except BaseException as exc:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename in (None, tmp, os.fspath(target.parent)):
+            # our own step failed: name the user's path, not the temporary file
+            raise OSError(exc.errno, exc.strerror, os.fspath(path)) from exc
+        raise
 
 
 def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, mode_for(path))  # mkstemp's 0600 would make every page private
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` to ``path`` (UTF-8) through :func:`atomic_output`."""
+    with atomic_output(path) as fh:
+        fh.write(text.encode("utf-8"))
 
 
 def mode_for(target: Path) -> int:

@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 from .._version import __version__
 from ..errors import TsdslError, UsageError
 from ..kernels.build import BUILD_NOTICES
-from .base import COMMANDS, parse_overrides
+from .base import COMMANDS, CommandParser, parse_overrides
 from . import specs, checks, parsers, pictures  # noqa: F401, E402  (defining the commands registers them, in this order)
 
 __all__ = ["build_parser", "main", "parse_overrides"]
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tsdsl", description="Transition systems for dependency parsing as specs.")
     p.add_argument("--version", action="version", version=f"tsdsl {__version__}")
     p.add_argument("--debug", action="store_true", help="show tracebacks of errors")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     for cls in COMMANDS:
         command = cls()
         sp = sub.add_parser(command.name, help=command.help)

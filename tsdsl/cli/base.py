@@ -1,5 +1,6 @@
 """What every command shares: the :class:`Command` base and registry, ``--set`` parsing,
-and small argument helpers.
+and small argument helpers (among them the ``type=`` checks that hold every number option to
+its valid range, so that a bad number is an argparse usage error, exit 2, before any work).
 
 A command is one :class:`Command` subclass (name, help, ``configure`` adding its
 arguments, ``run`` doing the work); defining the class registers it, in definition order.
@@ -8,7 +9,8 @@ arguments, ``run`` doing the work); defining the class registers it, in definiti
 from __future__ import annotations
 
 import argparse
-from typing import ClassVar, Optional, Sequence
+import math
+from typing import Callable, ClassVar, Optional, Sequence
 
 from ..errors import UsageError
 
@@ -33,6 +35,33 @@ class Command:
 
     def run(self, args: argparse.Namespace) -> int:
         raise NotImplementedError
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The parser of one subcommand: its positionals may come after its options
+    (``parse MODEL --text t.txt IN.conllu`` reads IN.conllu as the input, and parse then says
+    that IN.conllu and --text do not go together), and anything left over is reported by this
+    parser, with the subcommand's usage, not by the top-level one with the list of commands.
+
+    argparse matches an optional positional (``nargs="?"``) as soon as it sees the first
+    positional, so an input after an option was "unrecognized" and the top-level parser, which
+    collects leftovers, printed its own usage; intermixed parsing collects positionals wherever
+    they stand.
+    """
+
+    _inside = False  # parse_known_intermixed_args calls parse_known_args itself
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._inside:
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            namespace, extras = self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
+        if extras:
+            self.error("unrecognized arguments: " + " ".join(extras))
+        return namespace, extras
 
 
 SPEC_HELP = "a .ts file, or the name of a packaged system (`tsdsl systems` lists them)"
@@ -73,6 +102,51 @@ def parse_overrides(items: Optional[Sequence[str]]) -> dict[str, Optional[int]]:
         except ValueError:
             raise UsageError(f"--set {name}: expected an integer or inf, got {value!r}") from None
     return out
+
+
+def at_least(minimum: int, *, maximum: Optional[int] = None,
+             inf: bool = False) -> Callable[[str], Optional[int]]:
+    """An argparse ``type=`` for an integer option of at least ``minimum`` (and at most
+    ``maximum`` when given); with ``inf``, also ``inf`` (or ``none``) for no limit, read as None.
+
+    Counts whose empty value would make a command check or compute nothing (sentences,
+    configurations, examples, lengths) take ``at_least(1)``; 0 is let in only where it has a
+    documented meaning (``draw --limit 0``: no limit); seeds take ``at_least(0)``.  The
+    message names the bound, e.g. ``argument --seed: must be at least 0, got -5``.
+    """
+
+    def parse(text: str) -> Optional[int]:
+        if inf and text.strip() in ("inf", "none"):
+            return None
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer{' or inf' if inf else ''}, got {text!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            bound = (f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}")
+            raise argparse.ArgumentTypeError(f"must be {bound}{' or inf' if inf else ''}, got {value}")
+        return value
+
+    parse.__name__ = "integer"  # what argparse would call the type in its own messages
+    return parse
+
+
+def number_in(minimum: float, maximum: Optional[float] = None) -> Callable[[str], float]:
+    """An argparse ``type=`` for a finite number of at least ``minimum`` (and at most
+    ``maximum`` when given): a probability, a weight threshold."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value) or value < minimum or (maximum is not None and value > maximum):
+            bound = (f"between {minimum:g} and {maximum:g}" if maximum is not None else f"at least {minimum:g}")
+            raise argparse.ArgumentTypeError(f"must be a number {bound}, got {text.strip()}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
 
 
 def split_actions(text: str) -> list[str]:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
-from typing import Optional
 
 from ..errors import UsageError
+from ..files import check_output
 from ..lang import load_system
 from ..verify.coverage import DEFAULT_BUDGET as COVERAGE_BUDGET
 from ..verify.coverage import REACH_BUDGET
-from .base import Command, parse_overrides, spec_argument, with_set
+from .base import Command, at_least, parse_overrides, spec_argument, with_set
 
 
 class Verify(Command):
@@ -20,10 +19,11 @@ class Verify(Command):
 
     def configure(self, sp) -> None:
         spec_argument(sp, many=True)
-        sp.add_argument("--max-n", type=int, default=7, help="exhaustive up to this sentence length (default 7)")
-        sp.add_argument("--random-max-n", type=int, default=30, help="random checks up to this length (default 30)")
-        sp.add_argument("--examples", type=int, default=50, help="Hypothesis examples per random check (default 50)")
-        sp.add_argument("--budget", type=int, default=5000,
+        sp.add_argument("--max-n", type=at_least(1), default=7, help="exhaustive up to this sentence length (default 7)")
+        sp.add_argument("--random-max-n", type=at_least(1), default=30, help="random checks up to this length (default 30)")
+        sp.add_argument("--examples", type=at_least(0), default=50,
+                        help="Hypothesis examples per random check (default 50; 0: no random checks)")
+        sp.add_argument("--budget", type=at_least(1), default=5000,
                         help="configurations one derivation search may expand before 'undecided' (default 5000)")
         sp.add_argument("--json", action="store_true", help="machine-readable output")
         sp.add_argument("--report", metavar="FILE.md", help="also write the Markdown verdict table to FILE.md "
@@ -32,11 +32,11 @@ class Verify(Command):
                         help="search for the smallest guard change that restores progress and termination "
                              "(verified exhaustively to --max-n) and print it as an extends spec")
         sp.add_argument("--out", metavar="FILE.ts", help="with --repair: also write the spec to FILE.ts (default: none)")
-        sp.add_argument("--max-size", type=int, default=2,
+        sp.add_argument("--max-size", type=at_least(1), default=2,
                         help="with --repair: literals a repair may change at most (default 2)")
-        sp.add_argument("--screen-n", type=int, default=5,
+        sp.add_argument("--screen-n", type=at_least(1), default=5,
                         help="with --repair: sentence lengths every candidate is screened on (default 5)")
-        sp.add_argument("--state-limit", type=int, default=None,
+        sp.add_argument("--state-limit", type=at_least(1), default=None,
                         help="configurations one sentence length may have before the exhaustive part stops "
                              "(default 6000000 compiled, 2000000 with --interpreted; compiled, about 130 bytes "
                              "each: n = 7 of arc-standard + SWAP, 4.8 million, peaks at 0.63 GB)")
@@ -49,6 +49,8 @@ class Verify(Command):
             return self._repair(args)
         if args.out:
             raise UsageError("--out goes with --repair")
+        if args.report:
+            check_output(args.report)
         from ..files import write_atomic
         from ..verify.report import render_markdown
         from ..verify.verifier import render_verdict, verify_system
@@ -82,11 +84,11 @@ class Verify(Command):
 
         if len(args.specs) != 1:
             raise UsageError("--repair takes one spec")
+        if args.out:
+            check_output(args.out)
         if args.json or args.report:
             raise UsageError("--repair prints an extends spec; it does not combine with --json or --report")
         max_n = VERIFY_N if args.max_n is None else args.max_n
-        if max_n < 1 or args.screen_n < 1 or args.max_size < 1:
-            raise UsageError("--max-n, --screen-n and --max-size must be at least 1")
         system = load_system(args.specs[0], parse_overrides(args.set))
         result = find_repair(system, max_n=max_n, screen_n=args.screen_n, max_size=args.max_size,
                              progress=lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -129,11 +131,11 @@ class Coverage(Command):
         spec_argument(sp)
         sp.add_argument("file", metavar="FILE.conllu", help="the treebank whose gold trees are searched for")
         sp.add_argument("--json", action="store_true", help="machine-readable output (with every sentence)")
-        sp.add_argument("--budget", type=_budget, default=COVERAGE_BUDGET,
+        sp.add_argument("--budget", type=at_least(1, inf=True), default=COVERAGE_BUDGET,
                         help="configurations one search may expand per sentence before 'undecided' "
                              f"(default {COVERAGE_BUDGET}; inf for no limit)")
-        sp.add_argument("--limit", type=int, metavar="N", help="only the first N sentences (default: all)")
-        sp.add_argument("--max-len", type=int, metavar="N", help="skip (and count) sentences longer than N words "
+        sp.add_argument("--limit", type=at_least(1), metavar="N", help="only the first N sentences (default: all)")
+        sp.add_argument("--max-len", type=at_least(1), metavar="N", help="skip (and count) sentences longer than N words "
                                                                  "(default: none skipped)")
         sp.add_argument("--progress", action="store_true", help="print each sentence's verdict to stderr")
         sp.add_argument("--deps", action="store_true",
@@ -141,7 +143,7 @@ class Coverage(Command):
                              "derived by the compiled search")
         sp.add_argument("--interpreted", action="store_true",
                         help="search in the interpreter only (default: the compiled kernel)")
-        sp.add_argument("--reach-budget", type=_reach_budget, default=REACH_BUDGET,
+        sp.add_argument("--reach-budget", type=at_least(0, inf=True), default=REACH_BUDGET,
                         help="configurations the exact-loss search may expand to count the non-projective arcs "
                              f"reached in a non-derivable sentence (default {REACH_BUDGET}; inf for no limit; "
                              "0: do not count them)")
@@ -157,7 +159,7 @@ class Coverage(Command):
         system = load_system(args.spec, parse_overrides(args.set))
         sentences = read_conllu(args.file, allow_multiple_roots=args.deps)
         if args.limit is not None:
-            sentences = list(itertools.islice(sentences, max(args.limit, 0)))
+            sentences = list(itertools.islice(sentences, args.limit))
         if args.deps:
             return _graph_coverage(system, sentences, args)
 
@@ -199,16 +201,16 @@ class CheckOracle(Command):
     def configure(self, sp) -> None:
         spec_argument(sp)
         sp.add_argument("--oracle", help="the oracle to check (default: every declared one)")
-        sp.add_argument("--configs", type=int, default=1000, help="configurations to compare (default 1000)")
-        sp.add_argument("--max-n", type=int, default=8, help="longest random sentence (default 8)")
-        sp.add_argument("--seed", type=int, default=0, help="random seed of trees and walks (default 0)")
-        sp.add_argument("--budget", type=int, default=200_000,
+        sp.add_argument("--configs", type=at_least(1), default=1000, help="configurations to compare (default 1000)")
+        sp.add_argument("--max-n", type=at_least(1), default=8, help="longest random sentence (default 8)")
+        sp.add_argument("--seed", type=at_least(0), default=0, help="random seed of trees and walks (default 0)")
+        sp.add_argument("--budget", type=at_least(1), default=200_000,
                         help="configurations the exact loss search may expand per sentence (default 200000)")
         sp.add_argument("--table1", metavar="FILE.conllu", help="also measure bounds vs exact loss on real sentences "
                                                                  "(default: not measured)")
-        sp.add_argument("--table1-configs", type=int, default=1000, metavar="N",
+        sp.add_argument("--table1-configs", type=at_least(1), default=1000, metavar="N",
                         help="with --table1: configurations to measure (default 1000)")
-        sp.add_argument("--table1-max-len", type=int, default=15, metavar="N",
+        sp.add_argument("--table1-max-len", type=at_least(1), default=15, metavar="N",
                         help="with --table1: longest sentence used (default 15)")
         sp.add_argument("--json", action="store_true", help="machine-readable output")
         with_set(sp)
@@ -219,14 +221,12 @@ class CheckOracle(Command):
         from ..verify.oracle_check import bounds_table, check_oracle, render_report
 
         system = load_system(args.spec, parse_overrides(args.set))
+        sentences = _table1_sentences(args) if args.table1 else []  # before the long part: it may refuse
         names = [args.oracle] if args.oracle else [o.name for o in system.oracles] or [None]
         reports = [check_oracle(system, name, configs=args.configs, max_n=args.max_n, seed=args.seed,
                                 budget=args.budget) for name in names]
         table = None
         if args.table1:
-            from ..treebank.conllu import read_conllu
-
-            sentences = [s.heads for s in read_conllu(args.table1) if 0 < len(s.heads) <= args.table1_max_len]
             table = bounds_table(system, sentences, args.oracle, configs=args.table1_configs, seed=args.seed,
                                  budget=args.budget)
         if args.json:
@@ -248,6 +248,23 @@ class CheckOracle(Command):
         return 0 if all(r.ok for r in reports) else 1
 
 
+def _table1_sentences(args) -> list:
+    """The gold head vectors ``check-oracle --table1`` measures on: the file's sentences of at
+    most ``--table1-max-len`` words.
+
+    Raises:
+        UsageError: there is none (averages over nothing would print as zeros).
+    """
+    from ..treebank.conllu import read_conllu
+
+    sentences = [s.heads for s in read_conllu(args.table1) if 0 < len(s.heads) <= args.table1_max_len]
+    if not sentences:
+        n = args.table1_max_len
+        raise UsageError(f"--table1 {args.table1}: no sentence of {n} word{'' if n == 1 else 's'} or fewer "
+                         "(--table1-max-len)")
+    return sentences
+
+
 class DeriveOracle(Command):
     name = "derive-oracle"
     help = ("derive an oracle block from the IR's pair reachability, check it against the exact loss, "
@@ -255,10 +272,10 @@ class DeriveOracle(Command):
 
     def configure(self, sp) -> None:
         spec_argument(sp)
-        sp.add_argument("--configs", type=int, default=300,
+        sp.add_argument("--configs", type=at_least(1), default=300,
                         help="configurations the check compares with the exact loss (default 300)")
-        sp.add_argument("--max-n", type=int, default=6, help="longest sentence of the check (default 6)")
-        sp.add_argument("--exhaustive-n", type=int, default=4,
+        sp.add_argument("--max-n", type=at_least(1), default=6, help="longest sentence of the check (default 6)")
+        sp.add_argument("--exhaustive-n", type=at_least(0), default=4,
                         help="also compare every configuration of every gold tree of up to this many words "
                              "(default 4; 0: none)")
         with_set(sp)
@@ -289,18 +306,3 @@ class DeriveOracle(Command):
         print(derived.block, end="")
         return 0 if derived.checked else 1
 
-
-def _reach_budget(text: str) -> Optional[int]:
-    return 0 if text.strip() == "0" else _budget(text)
-
-
-def _budget(text: str) -> Optional[int]:
-    if text in ("inf", "none"):
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or inf, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or inf, got {text!r}")
-    return value

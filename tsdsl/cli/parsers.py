@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import UsageError
-from .base import Command, parse_overrides, spec_argument, with_set
+from .base import Command, at_least, number_in, parse_overrides, spec_argument, with_set
 
 
 class Train(Command):
@@ -20,10 +20,10 @@ class Train(Command):
         sp.add_argument("--out", required=True, metavar="DIR", help="model directory to write (written whole, "
                                                                      "then renamed into place)")
         sp.add_argument("--force", action="store_true", help="replace the model already at --out")
-        sp.add_argument("--epochs", type=int, default=None,
+        sp.add_argument("--epochs", type=at_least(1), default=None,
                         help="epochs at most (default: 30 with --dev, where --patience stops training earlier; "
                              "15 without)")
-        sp.add_argument("--patience", type=int, default=5, metavar="P",
+        sp.add_argument("--patience", type=at_least(1), default=5, metavar="P",
                         help="with --dev: stop after P epochs without a better dev LAS (default 5)")
         sp.add_argument("--oracle", choices=("auto", "dynamic", "static", "search"), default="auto",
                         help="how training follows the gold trees: a declared oracle, dynamic (with exploration) "
@@ -31,7 +31,7 @@ class Train(Command):
                              "still derivable after it; see --search-follow). auto (default): the declared oracle if "
                              "following it reproduces 98%% of the training trees (dynamic when its loss is exact or "
                              "an upper bound), else search")
-        sp.add_argument("--search-budget", type=int, default=None, metavar="N",
+        sp.add_argument("--search-budget", type=at_least(1), default=None, metavar="N",
                         help="static oracle by search: configurations expanded per tree before it is skipped "
                              "(default 100000)")
         sp.add_argument("--search-follow", choices=("canonical", "model"), default="canonical",
@@ -41,28 +41,28 @@ class Train(Command):
                              "when it helps)")
         sp.add_argument("--force-oracle", action="store_true",
                         help="train with the declared oracle even if it reproduces too few training trees")
-        sp.add_argument("--explore", type=float, default=1.0, metavar="P",
+        sp.add_argument("--explore", type=number_in(0.0, 1.0), default=1.0, metavar="P",
                         help="dynamic oracle: follow the model's prediction with probability P (default 1.0)")
-        sp.add_argument("--explore-after", type=int, default=1, metavar="K",
+        sp.add_argument("--explore-after", type=at_least(0), default=1, metavar="K",
                         help="dynamic oracle: explore from epoch K+1 on (default 1)")
-        sp.add_argument("--beam", type=int, default=1, help="beam width (1: greedy; >1: structured perceptron "
+        sp.add_argument("--beam", type=at_least(1), default=1, help="beam width (1: greedy; >1: structured perceptron "
                                                            "with early update; default 1)")
         sp.add_argument("--features", metavar="FILE.yaml", help="feature templates (default: the family's set, "
                                                                 "see docs/features.md)")
-        sp.add_argument("--seed", type=int, default=1, help="random seed: everything random in training draws from it (default 1)")
+        sp.add_argument("--seed", type=at_least(0), default=1, help="random seed: everything random in training draws from it (default 1)")
         sp.add_argument("--nonproj", choices=("lift", "skip"), default="lift",
                         help="projective systems on non-projective trees: pseudo-projective lifting (default) "
                              "or skip the sentence")
-        sp.add_argument("--hash-bits", type=int, default=19, help="feature hash table of 2**N rows (default 19)")
+        sp.add_argument("--hash-bits", type=at_least(12, maximum=26), default=19, help="feature hash table of 2**N rows (default 19)")
         sp.add_argument("--precision", choices=("float32", "float16", "int16", "int8"), default="float16",
                         help="how the saved weights are stored (default float16; int16/int8: per-output scale)")
-        sp.add_argument("--prune", type=float, default=0.0, metavar="T",
+        sp.add_argument("--prune", type=number_in(0.0), default=0.0, metavar="T",
                         help="leave out saved weights with |w| < T (default 0: keep every non-zero weight)")
         sp.add_argument("--loss", help="which declared oracle loss to train with (default: the first)")
         sp.add_argument("--no-repair", action="store_true",
                         help="train a spec with dead ends as written (default: its verified guard repair, "
                              "as `tsdsl verify --repair` finds it)")
-        sp.add_argument("--repair-max-n", type=int, default=7, metavar="N",
+        sp.add_argument("--repair-max-n", type=at_least(1), default=7, metavar="N",
                         help="the repair trained instead of a dead-ending spec is verified exhaustively up to "
                              "N words (default 7)")
         sp.add_argument("--no-tagger", action="store_true",
@@ -147,7 +147,7 @@ class Parse(Command):
         sp.add_argument("--retag", action="store_true", help="predict every tag column the model's tagger has, "
                                                              "replacing the given tags (default: only empty columns)")
         sp.add_argument("-o", "--output", metavar="OUT.conllu", default="-", help="default: standard output")
-        sp.add_argument("--beam", type=int, help="beam width (default: the one the model was trained with)")
+        sp.add_argument("--beam", type=at_least(1), help="beam width (default: the one the model was trained with)")
         sp.add_argument("--nm-log", metavar="FILE.json", help="log every arc a non-monotonic transition "
                                                                "overwrote, for tsdsl eval --nm-log (default: no log)")
         sp.add_argument("--quiet", action="store_true", help="no summary on stderr")
@@ -157,10 +157,13 @@ class Parse(Command):
 
         from ..treebank.conllu import read_conllu, write_conllu
         from ..learn.parser import load_parser
-        from ..files import write_atomic
+        from ..files import check_output, write_atomic
 
         if args.text is not None and args.input is not None:
             raise UsageError("give either IN.conllu or --text FILE, not both")
+        for output in (args.output if args.output != "-" else None, args.nm_log):
+            if output is not None:
+                check_output(output)  # now, not after the parse
         parser = load_parser(args.model)
         if args.text is not None:
             from ..treebank.tokenize import read_text

@@ -4,10 +4,9 @@ lives with ``trace`` in :mod:`.specs`."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from ..errors import UsageError
-from .base import Command
+from .base import Command, at_least
 
 DEFAULT_LIMIT = 100
 
@@ -19,28 +18,26 @@ class Draw(Command):
     def configure(self, sp) -> None:
         sp.add_argument("file", metavar="FILE.conllu", help="the trees to draw (a parser's output, say)")
         sp.add_argument("gold", metavar="GOLD.conllu", nargs="?", default=None,
-                        help="gold trees of the same sentences: mark wrong heads and labels (default: none)")
+                        help="gold trees of the same sentences and words (checked as tsdsl eval checks them): mark "
+                             "wrong heads and labels (default: none)")
         sp.add_argument("-o", "--output", metavar="OUT.html|OUT.svg", required=True,
                         help="the picture to write: one HTML page, or one SVG with the sentences stacked "
                              "(chosen by the suffix)")
         sp.add_argument("--sentences", metavar="RANGES", default=None,
                         help="which sentences, 1-based, e.g. 1-10,15,20- (default: all, up to --limit)")
-        sp.add_argument("--limit", type=int, metavar="N", default=DEFAULT_LIMIT,
+        sp.add_argument("--limit", type=at_least(0), metavar="N", default=DEFAULT_LIMIT,
                         help=f"draw at most N of the chosen sentences; 0 for no limit (default {DEFAULT_LIMIT})")
         sp.add_argument("--title", default=None, help="the page title (default: the file names)")
 
     def run(self, args) -> int:
         from ..draw import draw_sentences, parse_ranges, render_html, render_svg
         from ..draw.pages import summary
-        from ..files import write_atomic
+        from ..files import check_output, write_atomic
         from ..treebank.conllu import read_conllu
 
-        out = Path(args.output)
-        kind = out.suffix.lower()
+        kind = check_output(args.output).suffix.lower()  # refuses "pred.svg/" too, which Path reads as pred.svg
         if kind not in (".html", ".htm", ".svg"):
             raise UsageError(f"-o {args.output}: the output must end in .html or .svg")
-        if args.limit < 0:
-            raise UsageError(f"--limit must be 0 (no limit) or more, got {args.limit}")
         ranges = parse_ranges(args.sentences) if args.sentences else None
         sentences = read_conllu(args.file, require_heads=False, allow_multiple_roots=True)
         gold = read_conllu(args.gold, allow_multiple_roots=True) if args.gold else None
@@ -58,6 +55,6 @@ class Draw(Command):
         else:
             title = args.title or (f"{args.file} against {args.gold}" if args.gold else args.file)
             text = render_html(drawn, title=title, with_gold=with_gold, note=note)
-        write_atomic(out, text)
+        write_atomic(args.output, text)
         print(f"{args.output}: {summary(drawn, with_gold=with_gold)}")
         return 0

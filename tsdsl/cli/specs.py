@@ -5,11 +5,12 @@ from __future__ import annotations
 import sys
 
 from ..errors import TsdslError, UsageError
+from ..files import check_output
 from ..interp import Interpreter
 from ..lang import load_system, packaged_systems
 from ..show import render_json, render_text
 from ..trace import TraceError, render_steps, run_trace
-from .base import Command, parse_overrides, spec_argument, split_actions, with_set
+from .base import Command, at_least, parse_overrides, spec_argument, split_actions, with_set
 
 
 class Check(Command):
@@ -58,7 +59,8 @@ class Show(Command):
     def configure(self, sp) -> None:
         spec_argument(sp)
         sp.add_argument("--json", action="store_true", help="machine-readable output")
-        sp.add_argument("--n", type=int, default=None, help="tokens to instantiate for capacity inf (default 6)")
+        sp.add_argument("--n", type=at_least(1), default=None,
+                        help="tokens to instantiate for capacity inf (default 6)")
         with_set(sp)
 
     def run(self, args) -> int:
@@ -75,16 +77,16 @@ class Trace(Command):
         spec_argument(sp)
         sp.add_argument("--words", help='the sentence, e.g. "Book the flight through Houston" (default: --n '
                                         'placeholder words)')
-        sp.add_argument("--n", type=int, help="a sentence of N placeholder words w1..wN when --words is not given "
+        sp.add_argument("--n", type=at_least(0), help="a sentence of N placeholder words w1..wN when --words is not given "
                                               "(default 0)")
         sp.add_argument("--actions", help='actions separated by spaces or commas; "NAME:label" for a label '
                                           '(default: none)')
         sp.add_argument("--actions-file", metavar="FILE", help="read the actions from a file (default: --actions)")
         sp.add_argument("--gold", metavar="FILE.conllu", help="drive the trace by an oracle for a gold tree instead "
                                                              "of given actions (default: none)")
-        sp.add_argument("--sentence", type=int, default=1, help="which sentence of --gold (1-based, default 1)")
+        sp.add_argument("--sentence", type=at_least(1), default=1, help="which sentence of --gold (1-based, default 1)")
         sp.add_argument("--costs", action="store_true", help="with --gold: print every legal action's cost")
-        sp.add_argument("--budget", type=int, default=200_000,
+        sp.add_argument("--budget", type=at_least(1), default=200_000,
                         help="with --gold: configurations the exact loss search may expand (default 200000)")
         sp.add_argument("--html", metavar="OUT.html", default=None,
                         help="also write the trace as an HTML page with one picture per step: the lists as "
@@ -93,8 +95,10 @@ class Trace(Command):
 
     def run(self, args) -> int:
         system = load_system(args.spec, parse_overrides(args.set))
-        if args.html and not args.html.lower().endswith((".html", ".htm")):
-            raise UsageError(f"--html {args.html}: the page must end in .html")
+        if args.html:
+            check_output(args.html)
+            if not args.html.lower().endswith((".html", ".htm")):
+                raise UsageError(f"--html {args.html}: the page must end in .html")
         it = Interpreter(system)
         if args.gold:
             return _trace_gold(args, system, it)
@@ -206,6 +210,8 @@ class Compile(Command):
         from ..kernels.build import build, kernel_cache_dir, load_module
         from ..kernels.codegen import generate
 
+        if args.emit_pyx not in (None, "-"):
+            check_output(args.emit_pyx)
         system = load_system(args.spec, parse_overrides(args.set))
         gen = generate(system)
         if args.emit_pyx is not None:

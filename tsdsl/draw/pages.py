@@ -13,6 +13,7 @@ from typing import Optional, Sequence
 
 from ..errors import UsageError
 from ..treebank.conllu import Sentence
+from ..treebank.evaluate import check_aligned
 from .arcs import Arc, Diagram, Token, crossing_pairs
 from .svg import esc, fmt, html_page, svg_document, text_width
 
@@ -133,12 +134,12 @@ def draw_sentences(sentences: Sequence[Sentence], gold: Optional[Sequence[Senten
     """Draw the selected sentences (at most ``limit``); also returns how many were selected.
 
     Raises:
-        UsageError: ``gold`` holds another number of sentences, or a sentence another number of words.
+        MismatchError: ``gold`` does not hold the same sentences with the same words, checked
+            as ``tsdsl eval`` checks them (every sentence, not only the ones drawn).
     """
-    if gold is not None and len(gold) != len(sentences):
-        first = sentences[0].file if sentences else "the file"
-        gfile = gold[0].file if gold else "the gold file"
-        raise UsageError(f"{first} has {len(sentences)} sentences but {gfile} has {len(gold)}")
+    if gold is not None:
+        check_aligned(gold, sentences, gold_name=gold[0].file if gold else "the gold file",
+                      pred_name=sentences[0].file if sentences else "the file")
     chosen = select(len(sentences), ranges)
     shown = chosen if limit is None else chosen[:limit]
     return [draw_sentence(sentences[k], k + 1, gold[k] if gold is not None else None) for k in shown], len(chosen)

@@ -31,6 +31,7 @@ import numpy as np
 from .._version import __version__
 from ..lang import load_system
 from ..errors import TsdslError, UsageError
+from ..files import check_parents
 from .features import FeatureSet, load_features
 from . import weights as wt
 from .tagger import Tagger, TaggerError
@@ -107,6 +108,7 @@ def check_writable(out_dir: str | Path, force: bool = False) -> None:
     else that is not an empty directory (even with ``force``: it may hold someone's files)."""
     out = Path(out_dir)
     if not out.exists() and not out.is_symlink():
+        check_parents(out)  # its directories are created when it is saved
         return
     if out.is_dir() and not out.is_symlink() and (out / META).is_file():
         if not force:

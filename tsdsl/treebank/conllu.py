@@ -16,16 +16,14 @@ Malformed input raises :class:`ConlluError` whose message is
 
 from __future__ import annotations
 
-import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
 from ..errors import TsdslError, UsageError
-from ..files import mode_for
+from ..files import atomic_output
 from .trees import Tree, cycle_word
 
 __all__ = [
@@ -514,7 +512,8 @@ def write_conllu(path: Union[str, Path], sentences: Iterable[Sentence]) -> None:
 
     The text goes to a temporary file in the same directory, which replaces
     ``path`` only once everything is written; on any error the temporary file is
-    removed and ``path`` is left as it was.
+    removed and ``path`` is left as it was (:func:`tsdsl.files.atomic_output`:
+    missing parent directories are created, a directory is refused).
     """
     if str(path) == "-":
         out = getattr(sys.stdout, "buffer", None)
@@ -528,20 +527,6 @@ def write_conllu(path: Union[str, Path], sentences: Iterable[Sentence]) -> None:
         else:
             sys.stdout.flush()
         return
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            for chunk in sentence_text(sentences):
-                fh.write(chunk.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode_for(target))
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_output(path) as fh:
+        for chunk in sentence_text(sentences):
+            fh.write(chunk.encode("utf-8"))
