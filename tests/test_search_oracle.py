@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,8 @@ from test_learn import FAST, SYSTEMS, assert_refused, cli, generate_treebank, co
 from tsdsl import Interpreter, load_system
 from tsdsl.kernels import compile_system
 from tsdsl.treebank.conllu import read_conllu
+
+REPO_SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
 
 SEED_SPECS = sorted(p for p in SYSTEMS.glob("*.ts") if p.stem not in ("dag", "easy-first", "easy-first-nonproj"))
 
@@ -323,3 +326,15 @@ def test_a_tree_counts_as_reproduced_only_when_its_derivation_terminates(toy):
     assert check_declared_oracle(kernel, batch, 0) == 0.0
     with pytest.raises(UsageError, match="reach a terminal configuration"):
         choose_oracle(kernel, batch, TrainOptions(oracle="dynamic", force_oracle=True))
+
+
+def test_an_oracle_refusal_names_the_users_spec_not_the_cached_one(toy):
+    """arc-standard + SWAP declares no oracle, so training reads its derived one from a spec in
+    the kernel cache; a refusal of it names the spec the user gave (and says which oracle)."""
+    spec = REPO_SYSTEMS / "arc-standard-swap.ts"
+    with deadline(300):
+        code, _, err = cli("train", spec, "--train", toy / "train.conllu", "--out", toy / "swap-model", *FAST,
+                           "--no-tagger", "--oracle", "dynamic")
+    assert_refused(code, err, f"{spec} (its derived oracle): following oracle derived/loss")
+    assert ".cache" not in err and "derived-oracle.ts" not in err
+    assert not (toy / "swap-model").exists()

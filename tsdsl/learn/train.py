@@ -338,12 +338,15 @@ def inherited_oracle_holds(system, oracle_name: str) -> tuple[bool, str]:
                    f"(mismatches against the exact loss on {report.configurations} configurations: {wrong})")
 
 
-def choose_oracle(kernel, batch, options: "TrainOptions") -> OracleChoice:
+def choose_oracle(kernel, batch, options: "TrainOptions", where: Optional[str] = None) -> OracleChoice:
     """The oracle to train with.  A declared oracle is first followed over the training trees
     and must reproduce at least :data:`ORACLE_MIN_REPRODUCED` of them; ``auto`` takes it
     (dynamic when its loss is exact or an upper bound, static when a lower bound, as
-    :func:`resolve_oracle`) and otherwise, or without one, the static oracle by search."""
+    :func:`resolve_oracle`) and otherwise, or without one, the static oracle by search.
+    ``where`` starts an error message (default: the spec's file): the user's spec, when the
+    kernel's is a repair or derived-oracle spec in the cache."""
     system = kernel.system
+    where = where or system.source_file
     if options.oracle == "search" or (options.oracle == "auto" and not kernel.gen.losses):
         note = "" if kernel.gen.losses else "the spec declares no oracle: "
         return OracleChoice("search", note=note + "training trees derived by search (static oracle)")
@@ -352,7 +355,7 @@ def choose_oracle(kernel, batch, options: "TrainOptions") -> OracleChoice:
     share, terminal = follow_declared_oracle(kernel, batch, loss_index)
     name = "/".join(kernel.gen.losses[loss_index])
     if terminal < MIN_TERMINAL_SHARE and options.oracle != "auto":
-        raise UsageError(f"{system.source_file}: following oracle {name}, only {100 * terminal:.1f}% of the training "
+        raise UsageError(f"{where}: following oracle {name}, only {100 * terminal:.1f}% of the training "
                          "trees reach a terminal configuration: a parser trained with it would finish (almost) no "
                          "sentence (--force-oracle does not change that); train with --oracle search (or auto)")
     holds, why = inherited_oracle_holds(system, kernel.gen.losses[loss_index][0])
@@ -362,13 +365,13 @@ def choose_oracle(kernel, batch, options: "TrainOptions") -> OracleChoice:
     if not holds:
         if options.oracle == "auto":
             return OracleChoice("search", -1, share, why + ": training trees derived by search instead")
-        raise UsageError(f"{system.source_file}: {why}; train with --oracle search (or auto), or --force-oracle "
+        raise UsageError(f"{where}: {why}; train with --oracle search (or auto), or --force-oracle "
                          "to use it anyway")
     if options.oracle == "auto":
         return OracleChoice("search", -1, share,
                             f"oracle {name} reproduces only {100 * share:.1f}% of the training trees "
                             f"(below {100 * ORACLE_MIN_REPRODUCED:.0f}%): training trees derived by search instead")
-    raise UsageError(f"{system.source_file}: following oracle {name} reproduces only {100 * share:.1f}% of the "
+    raise UsageError(f"{where}: following oracle {name} reproduces only {100 * share:.1f}% of the "
                      f"training trees (at least {100 * ORACLE_MIN_REPRODUCED:.0f}% needed): it may be inherited "
                      "from a spec with other transitions, or lead into dead ends; train with --oracle search "
                      "(or auto), or --force-oracle to use it anyway")
@@ -380,6 +383,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     options.check()
     t_start = time.perf_counter()
     system = load_system(spec, options.overrides or None)
+    user_spec = system.source_file  # errors name it, not a repair or derived-oracle spec in the cache
     if system.unbounded and options.beam > 1:
         raise UsageError(f"{spec}: capacity inf trains greedily (each family instance is scored from its own "
                          "tokens; beam search over instances is not implemented): use --beam 1")
@@ -445,7 +449,12 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         dev_columns = tagger.tag(dev_columns, retag=True)[0]
     batch = make_batch([train_columns[k] for k in keep], features.token_attrs, trees, label_ids)
 
-    choice = choose_oracle(kernel, batch, options)
+    where = user_spec
+    if derived.used:
+        where += " (its derived oracle)"
+    elif system.source_file != user_spec:
+        where += " (its verified repair)"
+    choice = choose_oracle(kernel, batch, options, where)
     if derived.used and choice.kind != "search":
         choice.note = f"derived oracle ({'exact' if derived.exact else 'a lower bound'}): {choice.note}"
     oracle, loss_index = choice.kind, choice.loss_index
