@@ -271,3 +271,11 @@ def test_cli_verify_report(capsys, tmp_path):
     assert "## Counterexamples" in text and "### `arc-eager.ts`" in text
     # the table is also printed as text per system
     assert out.count("soundness") >= len(SPECS)
+
+
+def test_random_cases_are_counted_per_check_not_with_the_shrinking():
+    # --examples is per random check (two here); a check that fails (arc-eager's soundness:
+    # words left without a head) is then shrunk by Hypothesis, which the count leaves out
+    for spec in ("arc-eager.ts", "covington.ts"):
+        v = verify_system(load_system(SYSTEMS / spec), max_n=3, random_max_n=8, examples=5)
+        assert 1 <= v.random_examples <= 2 * 5, (spec, v.random_examples)

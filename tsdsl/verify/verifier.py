@@ -263,18 +263,20 @@ def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, e
                    suppress_health_check=list(HealthCheck), print_blob=False,
                    verbosity=Verbosity.quiet)
     undecided = [0]
-    done = [0]
+    done = [0]  # cases drawn, up to each check's first failure (not Hypothesis's shrinking of it)
+    failed = [False]
 
     if system.covers != "any" and found["completeness"] is None:
         @cfg
         @given(class_trees_strategy(system.covers, min_n=lo, max_n=hi))
         def derivable(gold):
-            done[0] += 1
+            done[0] += not failed[0]
             if compiled is not None and not system.multihead:
                 status = compiled_search(system, compiled, list(gold), 100 * budget)
                 if status == UNDECIDED:
                     undecided[0] += 1
                     return
+                failed[0] = failed[0] or status != DERIVABLE
                 assert status == DERIVABLE, gold
                 return
             try:
@@ -282,6 +284,7 @@ def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, e
             except BudgetExceeded:
                 undecided[0] += 1
                 return
+            failed[0] = failed[0] or seq is None
             assert seq is not None, gold
 
         try:
@@ -292,24 +295,29 @@ def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, e
                 found["completeness"] = Counterexample(len(gold), [], gold=gold,
                                                        note="no derivation yields this tree (random check)")
 
+    failed[0] = False
+
     @cfg
     @given(st.integers(min_value=lo, max_value=hi), st.randoms(use_true_random=False))
     def derivations(n, rnd):
-        done[0] += 1
+        done[0] += not failed[0]
         c = it.initial(n)
         seq: list[str] = []
         limit = 4 * n * n + 4 * n + 20
         while not it.is_terminal(c):
             legal = it.legal(c)
             if not legal:
+                failed[0] = True
                 raise _Failure("progress", n, seq, "no legal action in a non-terminal configuration")
             if len(seq) > limit:
+                failed[0] = True
                 raise _Failure("termination", n, seq, f"no terminal configuration after {limit} actions")
             a = rnd.choice(legal)
             it.apply(c, a)
             seq.append(a)
         why = output_problem(it, c)
         if why:
+            failed[0] = True
             raise _Failure("soundness", n, seq, f"the output has {why}")
 
     try:
