@@ -265,3 +265,28 @@ def test_a_beam_under_one_is_refused(toy, beam):
     parser = load_parser(toy / "model")
     with pytest.raises(UsageError, match="--beam must be at least 1"):
         parser.parse_sentences(read_conllu(toy / "dev.conllu")[:2], beam=beam)
+
+
+def test_parse_replaces_an_input_head_column_that_is_no_tree(toy, tmp_path, capsys):
+    # parse writes new heads, so the input's need not form trees (a cycle, two roots, none);
+    # an empty input parses to an empty file, with a warning
+    from tsdsl.cli import main
+    from tsdsl.treebank.conllu import read_conllu
+
+    text = (toy / "dev.conllu").read_text(encoding="utf-8").split("\n\n")[0] + "\n\n"
+    lines = text.split("\n")
+    words = [k for k, line in enumerate(lines) if line.split("\t")[0].isdigit()]  # not 3-4 nor 5.1
+    for k in words:  # every word's head: the next word (the last: the first): a cycle, no root
+        cols = lines[k].split("\t")
+        cols[6] = str(int(cols[0]) % len(words) + 1)
+        lines[k] = "\t".join(cols)
+    bad = tmp_path / "cycle.conllu"
+    bad.write_text("\n".join(lines), encoding="utf-8")
+    assert main(["parse", str(toy / "model"), str(bad), "-o", str(tmp_path / "out.conllu"), "--quiet"]) == 0
+    (out,) = read_conllu(tmp_path / "out.conllu")  # a tree now (the reader checks)
+    assert out.n == len(words)
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("", encoding="utf-8")
+    assert main(["parse", str(toy / "model"), str(empty), "-o", str(tmp_path / "none.conllu"), "--quiet"]) == 0
+    assert "no sentence to parse" in capsys.readouterr().err
+    assert (tmp_path / "none.conllu").read_text(encoding="utf-8") == ""

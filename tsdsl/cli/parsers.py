@@ -170,7 +170,10 @@ class Parse(Command):
 
             sentences = read_text(args.text)
         else:
-            sentences = read_conllu(args.input or "-", require_heads=False, allow_multiple_roots=True)
+            # the input's HEAD and DEPREL are replaced: they need not form trees
+            sentences = read_conllu(args.input or "-", require_heads=False, check_trees=False)
+        if not sentences:
+            print(f"warning: {args.text or args.input or '<stdin>'}: no sentence to parse", file=sys.stderr)
         parsed, stats = parser.parse_sentences(sentences, beam=args.beam, log_nonmonotonic=bool(args.nm_log),
                                                retag=args.retag)
         write_conllu(args.output, parsed)

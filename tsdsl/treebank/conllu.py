@@ -339,13 +339,15 @@ def _raw_lines(text: str) -> list[str]:
 
 
 def read_conllu(path: Union[str, Path], *, require_heads: bool = True,
-                allow_multiple_roots: bool = False) -> list[Sentence]:
+                allow_multiple_roots: bool = False, check_trees: bool = True) -> list[Sentence]:
     """Read a CoNLL-U file ("-" reads standard input).
 
     Args:
         require_heads: when False, HEAD may be ``_`` (parser input); tree checks
             then apply only to the sentences whose heads are all given.
         allow_multiple_roots: accept several words attached to 0.
+        check_trees: when False, a HEAD need only be an integer (or ``_``): no range,
+            root or cycle checks (parser input, whose heads the parse replaces).
 
     Raises:
         ConlluError: the first malformed line, as ``file:line: message``.
@@ -365,11 +367,11 @@ def read_conllu(path: Union[str, Path], *, require_heads: bool = True,
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise ConlluError(name, line, f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at byte column {col})") from None
     return parse_conllu(text, file=name, require_heads=require_heads,
-                        allow_multiple_roots=allow_multiple_roots)
+                        allow_multiple_roots=allow_multiple_roots, check_trees=check_trees)
 
 
 def parse_conllu(text: str, file: str = "<string>", *, require_heads: bool = True,
-                 allow_multiple_roots: bool = False) -> list[Sentence]:
+                 allow_multiple_roots: bool = False, check_trees: bool = True) -> list[Sentence]:
     """Parse CoNLL-U text; see :func:`read_conllu`."""
     bom = text.startswith("\ufeff")
     raw = _raw_lines(text[1:] if bom else text)
@@ -393,7 +395,7 @@ def parse_conllu(text: str, file: str = "<string>", *, require_heads: bool = Tru
         while k < total and not _content(raw[k]).strip():
             k += 1
         sentences.append(_parse_block(raw, start, block_start, body_end, k, file,
-                                      require_heads, allow_multiple_roots))
+                                      require_heads, allow_multiple_roots, check_trees))
     if bom and sentences:  # kept in the raw text only, so that it is written back
         first = sentences[0]
         lines = ("\ufeff" + first.lines[0],) + first.lines[1:]
@@ -405,7 +407,7 @@ _COLUMN_NAMES = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL
 
 
 def _parse_block(raw: list[str], start: int, block_start: int, body_end: int, end: int, file: str,
-                 require_heads: bool, allow_multiple_roots: bool) -> Sentence:
+                 require_heads: bool, allow_multiple_roots: bool, check_trees: bool = True) -> Sentence:
     words: list[Word] = []
     index: list[int] = []
     last_range: Optional[tuple[str, int, int]] = None  # the latest multiword token: (ID, its end, line)
@@ -451,7 +453,8 @@ def _parse_block(raw: list[str], start: int, block_start: int, body_end: int, en
     if last_range is not None and last_range[1] > len(words):
         raise ConlluError(file, last_range[2],
                           f"multiword token {last_range[0]} goes past the last word ({len(words)})")
-    _check_tree(words, file, block_start + 1, allow_multiple_roots)
+    if check_trees:
+        _check_tree(words, file, block_start + 1, allow_multiple_roots)
     return Sentence(tuple(raw[start:end]), tuple(words), tuple(index), file, block_start + 1)
 
 
