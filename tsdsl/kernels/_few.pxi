@@ -33,6 +33,17 @@ cdef void add_rows_few(const Model* m, const int* feats, const int* idx, int n, 
         return
     for f in range(n):
         TSDSL_PREFETCH(m.sp_ref + feats[idx[f] if idx != NULL else f])
+    for f in range(n):  # the rows' first needed weights are on their way before any is added
+        r = m.sp_ref[feats[idx[f] if idx != NULL else f]]
+        if (r >> REF_SHIFT) == REF_DENSE:
+            if m.sp_dense16 != NULL:
+                TSDSL_PREFETCH(m.sp_dense16 + <size_t>(r & REF_OFFSET) * C + outs[0])
+            else:
+                TSDSL_PREFETCH(m.sp_dense + <size_t>(r & REF_OFFSET) * C + outs[0])
+        elif r and m.sp16 != NULL:
+            TSDSL_PREFETCH(m.sp16 + (r & REF_OFFSET))
+        elif r:
+            TSDSL_PREFETCH(m.sp + (r & REF_OFFSET))
     for f in range(n):
         r = m.sp_ref[feats[idx[f] if idx != NULL else f]]
         if (r >> REF_SHIFT) == REF_DENSE:
