@@ -607,9 +607,11 @@ cdef inline bint root_label_wrong(St* s, const Model* m, int a, int c) noexcept 
     on an arc from the root (m.root_lab >= 0, see Learner.set_root_label).  UD keeps the
     label ``root`` for the arc from the root and off every other."""
     cdef int lab = m.cls[c * CLS_W], h, d
-    if m.root_lab < 0 or lab < 0 or not arc_of(s, a, &h, &d):
+    if m.root_lab < 0 or lab < 0:
         return 0
-    return (lab == m.root_lab) != (h == s.root)
+    if s.root < 0:  # no root token (`root none`): only `finally` attaches to the root, so no arc takes its label
+        return lab == m.root_lab and arc_of(s, a, &h, &d)
+    return arc_of(s, a, &h, &d) and (lab == m.root_lab) != (h == s.root)
 
 
 cdef int best_keeping_root_label(St* s, const Model* m, const int* unit, const int* legal, int n,
