@@ -377,3 +377,16 @@ def test_cli_check_oracle_of_a_spec_that_derives_nothing_fails_plainly(capsys, t
     assert code == 1 and "Traceback" not in err
     assert "eager_no_terminal: oracle goldberg_nivre_2012: 0 configurations" in out
     assert "NOT CHECKED: no sampled configuration can still reach its gold tree" in out
+
+
+def test_nothing_to_compare_is_refused_or_said(tmp_path):
+    from tsdsl.errors import UsageError
+    from tsdsl.verify.oracle_check import bounds_table
+
+    with pytest.raises(UsageError, match="configs must be at least 1"):
+        check_oracle(load_system(SYSTEMS / "arc-eager.ts"), configs=0)
+    # every configuration of this spec is a dead end: no average over nothing (which read 0.00000)
+    spec = tmp_path / "noterm.ts"
+    spec.write_text(EAGER_NO_TERMINAL, encoding="utf-8")
+    row = bounds_table(load_system(spec), [(2, 0), (0, 1, 2)], configs=20)
+    assert row.configurations == 0 and row.average == {} and row.relative_difference == {}

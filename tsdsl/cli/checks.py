@@ -240,7 +240,9 @@ class CheckOracle(Command):
                 print(render_report(r))
             if table is not None:
                 print(f"Table 1 style measurement on {args.table1} ({table.configurations} configurations, "
-                      f"sentences of at most {args.table1_max_len} words):")
+                      f"sentences of at most {args.table1_max_len} words)" +
+                      (":" if table.configurations else ": none measured (every configuration reached was a "
+                                                         "dead end or over the search budget)"))
                 for k, v in table.average.items():
                     rel = table.relative_difference.get(k)
                     print(f"  {k:<10} average {v:.5f}" + (f"  relative difference to loss {rel:.5f}"

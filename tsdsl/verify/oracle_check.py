@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Optional, Sequence
 
 from .. import ir
+from ..errors import UsageError
 from ..interp import Config, Interpreter
 from ..oracle import FastOracle, find_oracle
 from ..trace import render_steps, run_trace
@@ -130,6 +131,8 @@ def check_oracle(system: ir.System, oracle_name: Optional[str] = None, *, config
     configuration asked for, :data:`GIVE_UP_AFTER` when none is comparable, and a walk ends at
     its first dead end (every configuration after one is a dead end too), so a spec that
     cannot derive the trees ends the check with a report saying so (:meth:`OracleReport.shortfall`)."""
+    if configs < 1:
+        raise UsageError(f"configs must be at least 1, not {configs}")
     t0 = time.time()
     oracle = find_oracle(system, oracle_name)
     it = Interpreter(system)
@@ -307,6 +310,10 @@ def render_report(r: OracleReport) -> str:
 
 @dataclass
 class BoundsRow:
+    """``bounds_table``'s measurement: per loss (and ``exact``) its average over the
+    configurations measured, and each bound's relative difference to the exact loss; both
+    empty when no configuration could be measured."""
+
     configurations: int
     average: dict[str, float]
     relative_difference: dict[str, float]
@@ -350,7 +357,9 @@ def bounds_table(system: ir.System, sentences: Sequence[Sequence[int]], oracle_n
                 sums[l.name] += v
                 diffs[l.name] += abs(v - exact)
             it.apply(c, rng.choice(legal))
-    avg = {k: v / max(count, 1) for k, v in sums.items()}
-    avg["exact"] = exact_sum / max(count, 1)
+    if not count:  # every configuration reached was a dead end or over the budget: nothing measured
+        return BoundsRow(0, {}, {})
+    avg = {k: v / count for k, v in sums.items()}
+    avg["exact"] = exact_sum / count
     rel = {k: (v / exact_sum if exact_sum else 0.0) for k, v in diffs.items()}
     return BoundsRow(count, avg, rel)
