@@ -682,3 +682,14 @@ def test_train_refuses_to_overwrite_other_directory(workdir, tmp_path):
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
     assert (out / "notes.txt").read_text(encoding="utf-8") == "keep me\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # no temporary directory left over
+
+
+@pytest.mark.parametrize("field, value", [("seed", -5), ("explore_after", -1), ("epochs", 0), ("hash_bits", 11),
+                                          ("explore", 1.5), ("prune", -0.1)])
+def test_train_options_refuse_what_the_command_line_refuses(field, value):
+    # Python callers get the command line's bounds too: a usage error, not numpy's traceback
+    from tsdsl.errors import UsageError
+    from tsdsl.learn.train import TrainOptions
+
+    with pytest.raises(UsageError):
+        TrainOptions(**{field: value}).check()

@@ -135,6 +135,8 @@ class TrainOptions:
             raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, not {self.precision!r}")
         if not (self.prune >= 0.0 and np.isfinite(self.prune)):
             raise UsageError("--prune must be a finite number >= 0")
+        if self.seed < 0 or self.explore_after < 0:
+            raise UsageError("--seed and --explore-after must be at least 0")
 
 
 @dataclass
