@@ -1,14 +1,15 @@
 """The package's layers: every import runs down (or stays within its own part), and no
 module imports itself back through a circle.  Lazy imports inside functions count too.
 
-    0  _version, errors, files               leaves
-    1  ir, treebank                           the IR; trees and CoNLL-U, knowing no system
-    2  lang, runner                           spec text -> IR; the API interpreter and kernels share
-    3  interp, show                           running and printing the IR
-    4  oracle, trace                          declared oracles; step tables
-    5  verify | kernels | draw                checks by search | compiled kernels | pictures (siblings)
-    6  learn                                  training and parsing
-    7  cli, the package face (__init__)       what users call
+    0  _version, errors                      leaves
+    1  files                                  writing outputs whole (its refusals are usage errors)
+    2  ir, treebank                           the IR; trees and CoNLL-U, knowing no system
+    3  lang, runner                           spec text -> IR; the API interpreter and kernels share
+    4  interp, show                           running and printing the IR
+    5  oracle, trace                          declared oracles; step tables
+    6  verify | kernels | draw                checks by search | compiled kernels | pictures (siblings)
+    7  learn                                  training and parsing
+    8  cli, the package face (__init__)       what users call
 """
 
 import ast
@@ -17,14 +18,15 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "tsdsl"
 
 LAYERS = {
-    "tsdsl._version": 0, "tsdsl.errors": 0, "tsdsl.files": 0,
-    "tsdsl.ir": 1, "tsdsl.treebank": 1,
-    "tsdsl.lang": 2, "tsdsl.runner": 2,
-    "tsdsl.interp": 3, "tsdsl.show": 3,
-    "tsdsl.oracle": 4, "tsdsl.trace": 4,
-    "tsdsl.verify": 5, "tsdsl.kernels": 5, "tsdsl.draw": 5,
-    "tsdsl.learn": 6,
-    "tsdsl.cli": 7, "tsdsl": 7,
+    "tsdsl._version": 0, "tsdsl.errors": 0,
+    "tsdsl.files": 1,
+    "tsdsl.ir": 2, "tsdsl.treebank": 2,
+    "tsdsl.lang": 3, "tsdsl.runner": 3,
+    "tsdsl.interp": 4, "tsdsl.show": 4,
+    "tsdsl.oracle": 5, "tsdsl.trace": 5,
+    "tsdsl.verify": 6, "tsdsl.kernels": 6, "tsdsl.draw": 6,
+    "tsdsl.learn": 7,
+    "tsdsl.cli": 8, "tsdsl": 8,
 }
 
 
@@ -101,8 +103,8 @@ def test_the_rule_can_fail():
     before = set(upward_imports(graph))
     graph["tsdsl.interp"] = graph["tsdsl.interp"] | {"tsdsl.learn.parser"}
     graph["tsdsl.kernels.build"] = graph["tsdsl.kernels.build"] | {"tsdsl.verify.loss"}
-    assert sorted(set(upward_imports(graph)) - before) == ["tsdsl.interp (layer 3) imports tsdsl.learn.parser (layer 6)",
-                                     "tsdsl.kernels.build (layer 5) imports tsdsl.verify.loss (layer 5)"]
+    assert sorted(set(upward_imports(graph)) - before) == ["tsdsl.interp (layer 4) imports tsdsl.learn.parser (layer 7)",
+                                     "tsdsl.kernels.build (layer 6) imports tsdsl.verify.loss (layer 6)"]
 
 
 def test_no_import_circles():
