@@ -602,7 +602,7 @@ cdef void class_costs(St* s, St* tmp, const Model* m, int ol, const int* unit, i
 
 
 cdef inline bint root_label_wrong(St* s, const Model* m, int a, int c) noexcept nogil:
-    """Whether output c, through action a, would put the model's root label where the
+    """Whether output c, through the legal action a, would put the model's root label where the
     training treebank never had it: on an arc whose head is not the root, or another label
     on an arc from the root (m.root_lab >= 0, see Learner.set_root_label).  UD keeps the
     label ``root`` for the arc from the root and off every other."""
@@ -610,8 +610,8 @@ cdef inline bint root_label_wrong(St* s, const Model* m, int a, int c) noexcept 
     if m.root_lab < 0 or lab < 0:
         return 0
     if s.root < 0:  # no root token (`root none`): only `finally` attaches to the root, so no arc takes its label
-        return lab == m.root_lab and arc_of(s, a, &h, &d)
-    return arc_of(s, a, &h, &d) and (lab == m.root_lab) != (h == s.root)
+        return lab == m.root_lab and arc_of_legal(s, a, &h, &d)
+    return arc_of_legal(s, a, &h, &d) and (lab == m.root_lab) != (h == s.root)
 
 
 cdef int best_keeping_root_label(St* s, const Model* m, const int* unit, const int* legal, int n,

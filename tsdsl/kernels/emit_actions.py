@@ -112,8 +112,21 @@ class ActionEmitter:
                        "Apply action a (s not terminal); -1 when it does not apply.", apply, "return -1")
         self._dispatch("cdef void apply_legal(St* s, int a, int label) noexcept nogil:",
                        "Apply action a, known to be legal (single-case actions skip the checks).", apply_legal, "")
+        def arc_of_legal(u, action, args):
+            if len(action.cases) == 1:
+                if any(o.labeled for o in action.cases[0].arcs):
+                    self.emit(f"arcof_{u}_0(s, h, d, {args})", 2)
+                    self.emit("return 1", 2)
+                else:
+                    self.emit("return 0", 2)
+                return
+            arc_of(u, action, args)
+
         self._dispatch("cdef int arc_of(St* s, int a, int* h, int* d) noexcept nogil:",
                        "The labeled arc action a would build (1), or 0 (s not terminal).", arc_of, "return 0")
+        self._dispatch("cdef int arc_of_legal(St* s, int a, int* h, int* d) noexcept nogil:",
+                       "arc_of for an action known to be legal (single-case actions skip the checks).",
+                       arc_of_legal, "return 0")
         labeled = [int(a.labeled) for a, _ in self.units]
         self.emit(f"cdef unsigned char LABELED[{len(labeled)}]")
         self._table_init("LABELED", labeled)
