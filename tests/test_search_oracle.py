@@ -333,8 +333,8 @@ def test_an_oracle_refusal_names_the_users_spec_not_the_cached_one(toy):
     the kernel cache; a refusal of it names the spec the user gave (and says which oracle)."""
     spec = REPO_SYSTEMS / "arc-standard-swap.ts"
     with deadline(300):
-        code, _, err = cli("train", spec, "--train", toy / "train.conllu", "--out", toy / "swap-model", *FAST,
+        code, _, err = cli("train", spec, "--train", toy / "train.conllu", "--out", toy / "swap-dynamic-refused", *FAST,
                            "--no-tagger", "--oracle", "dynamic")
     assert_refused(code, err, f"{spec} (its derived oracle): following oracle derived/loss")
     assert ".cache" not in err and "derived-oracle.ts" not in err
-    assert not (toy / "swap-model").exists()
+    assert not (toy / "swap-dynamic-refused").exists()
