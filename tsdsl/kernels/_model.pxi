@@ -635,17 +635,27 @@ cdef int best_keeping_root_label(St* s, const Model* m, const int* unit, const i
 
 cdef void mask_root_label(St* s, const Model* m, int* unit) noexcept nogil:
     """unit[c] = -1 (not legal) for every legal output c that is root_label_wrong, unless no
-    legal output would be left: beam search's counterpart of best_keeping_root_label."""
-    cdef int c, kept = 0
+    legal output would be left: beam search's counterpart of best_keeping_root_label.  Each
+    legal action's arc is read once (its head: whether it is the root), not once per label."""
+    cdef int c, a, h, d, lab, kept = 0
+    cdef signed char from_root[N_ACTIONS + 1]  # per action: -1 not read yet, 0/1 head is the root, 2 no labeled arc
     if m.root_lab < 0:
         return
+    for a in range(N_ACTIONS):
+        from_root[a] = -1
     for c in range(m.C):
-        if unit[c] >= 0 and not root_label_wrong(s, m, unit[c], c):
+        a = unit[c]
+        if a >= 0 and from_root[a] < 0:
+            from_root[a] = (h == s.root) if arc_of_legal(s, a, &h, &d) else 2
+    for c in range(m.C):
+        a, lab = unit[c], m.cls[c * CLS_W]
+        if a >= 0 and (lab < 0 or from_root[a] == 2 or (lab == m.root_lab) == (from_root[a] == 1)):
             kept += 1
     if kept == 0:
         return
     for c in range(m.C):
-        if unit[c] >= 0 and root_label_wrong(s, m, unit[c], c):
+        a, lab = unit[c], m.cls[c * CLS_W]
+        if a >= 0 and lab >= 0 and from_root[a] != 2 and (lab == m.root_lab) != (from_root[a] == 1):
             unit[c] = -1
 
 
