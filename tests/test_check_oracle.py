@@ -383,8 +383,9 @@ def test_nothing_to_compare_is_refused_or_said(tmp_path):
     from tsdsl.errors import UsageError
     from tsdsl.verify.oracle_check import bounds_table
 
-    with pytest.raises(UsageError, match="configs must be at least 1"):
-        check_oracle(load_system(SYSTEMS / "arc-eager.ts"), configs=0)
+    for bad in (dict(configs=0), dict(max_n=0), dict(min_n=5, max_n=4)):
+        with pytest.raises(UsageError, match="configs must be at least 1 and 1 <= min_n <= max_n"):
+            check_oracle(load_system(SYSTEMS / "arc-eager.ts"), **bad)
     # every configuration of this spec is a dead end: no average over nothing (which read 0.00000)
     spec = tmp_path / "noterm.ts"
     spec.write_text(EAGER_NO_TERMINAL, encoding="utf-8")

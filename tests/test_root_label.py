@@ -11,6 +11,7 @@ without the rule the parses break it (the tests check that too: they can fail).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -130,6 +131,13 @@ def test_a_model_records_the_treebanks_root_label_rule(tmp_path):
     model = load(tmp_path / "ud")
     assert model.root_label == "root" and model.root_label_strict
     assert load_parser(tmp_path / "ud").engine.learner.root_label == model.labels.index("root")
+    # a model saved before the rule (no such key in labels.json) parses as it did: no rule
+    labels = tmp_path / "ud" / "labels.json"
+    doc = json.loads(labels.read_text(encoding="utf-8"))
+    del doc["root_label_strict"]
+    labels.write_text(json.dumps(doc), encoding="utf-8")
+    assert not load(tmp_path / "ud").root_label_strict
+    assert load_parser(tmp_path / "ud").engine.learner.root_label == -1
     # a treebank that also has `root` under another head: no rule to keep
     text = TOY_TRAIN.read_text(encoding="utf-8").replace("\tnsubj\t", "\troot\t", 1)
     loose = tmp_path / "loose.conllu"

@@ -407,7 +407,7 @@ _COLUMN_NAMES = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL
 
 
 def _parse_block(raw: list[str], start: int, block_start: int, body_end: int, end: int, file: str,
-                 require_heads: bool, allow_multiple_roots: bool, check_trees: bool = True) -> Sentence:
+                 require_heads: bool, allow_multiple_roots: bool, check_trees: bool) -> Sentence:
     words: list[Word] = []
     index: list[int] = []
     last_range: Optional[tuple[str, int, int]] = None  # the latest multiword token: (ID, its end, line)

@@ -131,8 +131,9 @@ def check_oracle(system: ir.System, oracle_name: Optional[str] = None, *, config
     configuration asked for, :data:`GIVE_UP_AFTER` when none is comparable, and a walk ends at
     its first dead end (every configuration after one is a dead end too), so a spec that
     cannot derive the trees ends the check with a report saying so (:meth:`OracleReport.shortfall`)."""
-    if configs < 1:
-        raise UsageError(f"configs must be at least 1, not {configs}")
+    if configs < 1 or not 1 <= min_n <= max_n:
+        raise UsageError(f"configs must be at least 1 and 1 <= min_n <= max_n, not configs={configs}, "
+                         f"min_n={min_n}, max_n={max_n}")
     t0 = time.time()
     oracle = find_oracle(system, oracle_name)
     it = Interpreter(system)
