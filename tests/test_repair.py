@@ -221,3 +221,21 @@ def test_training_warns_about_an_unsound_spec_its_quick_check_saw(tmp_path, monk
     assert use_repair(load_system(SYSTEMS / "covington.ts")).note == ""  # the sound original: nothing to say
     # arc-eager's headless stack words are its documented fragments (parsing attaches them): no warning
     assert use_repair(load_system(SYSTEMS / "arc-eager.ts")).note == ""
+
+
+def test_training_warns_about_a_spec_that_can_loop(tmp_path, monkeypatch):
+    """A new user's spec with an UNSHIFT that undoes SHIFT trained without a word about the
+    cycle that `tsdsl verify` reports (its parses then stopped at the step limit).  The quick
+    check sees the cycle, so the note says so; the terminating original gets no warning."""
+    from tsdsl.learn.repaired import use_repair
+
+    monkeypatch.setenv("TSDSL_CACHE_DIR", str(tmp_path / "cache"))
+    spec = tmp_path / "loop.ts"
+    spec.write_text(f'system eager_loop "arc-eager with an UNSHIFT that undoes SHIFT"\n'
+                    f'  extends "{(SYSTEMS / "arc-eager.ts").as_posix()}"\n'
+                    "  UNSHIFT : (σ|s, β) => (σ, s|β) if not has_head(s)\n", encoding="utf-8")
+    use = use_repair(load_system(spec))
+    assert not use.repaired and use.system.name == "eager_loop"
+    assert f"warning: {spec}: can loop: termination fails at n = 1" in use.note, use.note
+    assert "unsound" not in use.note
+    assert use_repair(load_system(SYSTEMS / "arc-eager.ts")).note == ""

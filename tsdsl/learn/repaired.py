@@ -1,7 +1,7 @@
 """Training a spec that dead-ends: its verified guard repair instead of the spec as written.
 
 Before training, a quick exhaustive check (sentences of up to :data:`QUICK_N` words) looks
-for dead ends.  A spec that has one is repaired by :func:`tsdsl.verify.repair.find_repair`
+for dead ends (and warns of outputs that are not trees and of derivations that loop).  A spec that has one is repaired by :func:`tsdsl.verify.repair.find_repair`
 (the smallest guard change, verified exhaustively to ``verify_n`` words); the repair is
 written as an ``extends`` spec of the original, and that spec is what trains, so the model
 directory saves it (with the original it extends) and ``tsdsl parse`` runs the same system.
@@ -27,7 +27,7 @@ from ..verify.repair import (VERIFY_N, fragments_only, check_printed, extends_pa
 
 QUICK_N = 4
 """Sentence lengths the pre-training check explores for dead ends."""
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 
 
 @dataclass
@@ -93,23 +93,34 @@ def _unsound_warning(name: str, quick) -> str:
             f"`tsdsl verify {name}` shows a derivation; training the spec as written")
 
 
+def _looping_warning(name: str, quick) -> str:
+    """The warning training prints for a spec the quick check finds can loop ("" if it
+    terminates up to :data:`QUICK_N`): a derivation that repeats a configuration never ends, so
+    the parser stops it at its step limit and the tree fallback attaches the words left."""
+    if quick is None or "termination" not in quick.properties:
+        return ""
+    return (f"warning: {name}: can loop: termination fails at n = {quick.n} (a derivation can come back to a "
+            f"configuration); `tsdsl verify {name}` shows the cycle; training the spec as written (a parse "
+            "that loops stops at its step limit, and the tree fallback attaches the words left)")
+
+
 def _decide(system: ir.System, verify_n: int, where: Path) -> dict:
     """Check, search and print; the record the cache keeps."""
     quick = first_failure(system, QUICK_N, stop_early=False)
     name = system.source_file
-    unsound = _unsound_warning(name, quick)
+    warnings = "\n".join(w for w in (_unsound_warning(name, quick), _looping_warning(name, quick)) if w)
     if quick is None or "progress" not in quick.properties:
-        return {"status": "unsound", "note": unsound} if unsound else {"status": "ok"}
+        return {"status": "warned", "note": warnings} if warnings else {"status": "ok"}
     dead = f"{name}: dead ends (progress fails at n = {quick.n})"
     try:
         result = find_repair(system, max_n=verify_n)
     except UsageError as exc:
         return {"status": "unrepaired", "note": f"{dead}; no repair searched ({exc}); training the spec as written"
-                                                + (f"\n{unsound}" if unsound else "")}
+                                                + (f"\n{warnings}" if warnings else "")}
     if result.status != "repaired":
         return {"status": "unrepaired",
                 "note": f"{dead}; no guard repair of at most {result.max_size} literals verifies to n = {verify_n}; "
-                        "training the spec as written" + (f"\n{unsound}" if unsound else "")}
+                        "training the spec as written" + (f"\n{warnings}" if warnings else "")}
     where.mkdir(parents=True, exist_ok=True)  # the relative `extends` resolves through it
     text = repair_spec(result, extends_path(name, str(where)))
     check_printed(result, text, str(where / _spec_name(system)))
