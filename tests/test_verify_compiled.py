@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from tsdsl import Interpreter, load_system
 from tsdsl.kernels import compile_system
-from tsdsl.verify.classes import dag_problem, single_root_trees, tree_problem
+from tsdsl.verify.classes import crossing, dag_problem, single_root_trees, tree_problem
 from tsdsl.verify.coverage import DERIVABLE, NOT_DERIVABLE, coverage
 from tsdsl.verify.exhaustive import CROSSING, CYCLE, MISSING, NO_ROOT, OK, class_size, dag_rows_bad, head_sets, problems
 from tsdsl.verify.space import explore, find_cycle, longest_derivation
@@ -166,6 +166,28 @@ def test_coverage_with_settings_equals_exhaustive_derivability(stem, params, max
         got = coverage(system, trees, compiled=cs, reach_budget=0)
         assert [s.status for s in got.per_sentence] == want, n
         assert all(s.proof is None for s in got.per_sentence if s.status == DERIVABLE)
+
+
+@pytest.mark.parametrize("text", ["SWIFT", "CROSS"])
+def test_coverage_of_items_leaving_with_an_arc_equals_exhaustive_derivability(tmp_path, text):
+    """The proof's discount of items that leave with the arc spanning them (planar.py, 2'):
+    arc-swift (G = 0 by it) and a case building two arcs over each other (whose ends count):
+    every single-root tree of up to 6 words is decided as exhaustive exploration reaches it."""
+    from test_planar import CROSS, SWIFT
+
+    p = tmp_path / "spec.ts"
+    p.write_text({"SWIFT": SWIFT, "CROSS": CROSS}[text], encoding="utf-8")
+    system = load_system(p)
+    cs = compile_system(system, fallback=False)
+    crossing_derived = 0
+    for n in range(1, 7):
+        outputs = {tuple(int(h) for h in row) for row in cs.explore(n).out_heads}
+        trees = single_root_trees(n, False)
+        want = [DERIVABLE if t in outputs else NOT_DERIVABLE for t in trees]
+        got = coverage(system, trees, compiled=cs, reach_budget=0)
+        assert [s.status for s in got.per_sentence] == want, n
+        crossing_derived += sum(1 for t in outputs if t in trees and crossing([(h, d) for d, h in enumerate(t, 1)]))
+    assert (crossing_derived > 0) == (text == "CROSS")  # CROSS derives crossing trees: a wrong proof would show
 
 
 def test_multihead_exploration_is_the_interpreters_graph():

@@ -13,7 +13,13 @@ configuration.  Suppose that
    (the two matched variables sit side by side among the matched items, nothing between).
 
 (More generally, 2'. at most G tokens lie between the two ends of an arc when it is
-built: every item between the two matched variables has a fixed width.  G = 0 is 2.)
+built: every item between the two matched variables has a fixed width.  G = 0 is 2.
+Items that the same case takes out of the lists, and that are no end of an arc it builds,
+do not count: arc-swift's ``(σ|t|s, b|β) => (σ, b|β)  arc b -> t`` joins t and b over s,
+which leaves with t.  Such an item gains no arc later (tokens never come back), and an
+earlier arc at it would have had t or b, both still present, between its own ends when it
+was built, where only items that left then may stand.  An item that is an end of another arc
+of the same case does count: two arcs built at once over each other would cross.)
 
 Then no two arcs ever built cross.  Let e = h -> d be built at time t, and f = k -> m with
 k strictly between h and d and m outside.  If f was built before t, h or d (present at t,
@@ -107,11 +113,14 @@ def _result_positions(system: ir.System, case: ir.Case, order: Sequence[int]):
 
 def _case_gap(system: ir.System, case: ir.Case, order: Sequence[int]) -> Optional[int]:
     """The most tokens between the ends of an arc this case builds (0 without arcs), when
-    the case keeps the sequence order; None when it does not, or a gap is unbounded."""
+    the case keeps the sequence order; None when it does not, or a gap is unbounded.  Items
+    the case takes out of the lists that are no arc's end do not count (the docstring, 2')."""
     found = _result_positions(system, case, order)
     if found is None or found[2] != sorted(found[2]):
         return None
-    before, where, _ = found
+    before, where, kept_at = found
+    kept = {before[i] for i in kept_at}
+    ends = {("tok", v) for op in case.arcs for v in (op.head, op.dep)}
     width = {}
     for m in case.match:
         for item in m.items:
@@ -124,7 +133,9 @@ def _case_gap(system: ir.System, case: ir.Case, order: Sequence[int]) -> Optiona
         a, b = where.get(("tok", op.head)), where.get(("tok", op.dep))
         if a is None or b is None:
             return None
-        between = before[min(a, b) + 1:max(a, b)]
+        # an item the case takes out of the lists, and no end of an arc it builds, gains no
+        # arc later and crosses none built earlier (see the docstring): it does not count
+        between = [sym for sym in before[min(a, b) + 1:max(a, b)] if sym in kept or sym in ends]
         if any(sym not in width for sym in between):
             return None  # a Rest (any number of tokens) between the ends
         gap = max(gap, sum(width[sym] for sym in between))
