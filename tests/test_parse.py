@@ -95,3 +95,13 @@ def test_reasonable_nesting_is_fine():
     depth = MAX_NESTING // 4
     spec = parse_spec("system x\nparam N = " + "(" * depth + "1" + ")" * depth + "\n")
     assert isinstance(spec.statements[0], S.Param)
+
+
+def test_the_grammar_is_read_from_this_checkout():
+    """The parser uses the grammar of the source tree it runs from, even when an editable
+    install of another checkout maps the ``tsdsl.grammars`` package elsewhere."""
+    from pathlib import Path
+
+    from tsdsl.lang.parse import grammar_path
+
+    assert grammar_path() == Path(__file__).resolve().parent.parent / "grammars" / "ts.lark"

@@ -78,16 +78,23 @@ _FRIENDLY = {
 }
 
 
+def grammar_path() -> Path:
+    """The grammar next to this module: ``tsdsl/grammars`` when installed, else the source
+    tree's ``grammars/``.  Only then the ``tsdsl.grammars`` resource, which an editable
+    install maps to *its* checkout: another checkout run with PYTHONPATH must not parse
+    with that one's grammar."""
+    package = Path(__file__).resolve().parents[1]
+    for cand in (package / "grammars" / "ts.lark", package.parent / "grammars" / "ts.lark"):
+        if cand.is_file():
+            return cand
+    from importlib.resources import files
+
+    return Path(str(files("tsdsl.grammars").joinpath("ts.lark")))
+
+
 @functools.lru_cache(maxsize=1)
 def _grammar_text() -> str:
-    try:
-        from importlib.resources import files
-
-        return files("tsdsl.grammars").joinpath("ts.lark").read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError):  # running from a source tree
-        return (Path(__file__).resolve().parents[2] / "grammars" / "ts.lark").read_text(
-            encoding="utf-8"
-        )
+    return grammar_path().read_text(encoding="utf-8")
 
 
 @functools.lru_cache(maxsize=1)
