@@ -70,7 +70,7 @@ SPEC_ERRORS: dict[str, list[str]] = {
 }
 
 _FRIENDLY = {
-    "NAME": "a name", "STRING": "a quoted string", "INT": "a number", "_NL": "end of line",
+    "NAME": "a name", "ACTION_NAME": "a name", "STRING": "a quoted string", "INT": "a number", "_NL": "end of line",
     "$END": "end of file", "BOOL": "true/false", "INF": "inf", "WORDS": "1..n",
     "RARROW": "'->'", "LARROW": "'<-'", "PATH": "'->*'", "_RULE_ARROW": "'=>'",
     "CMP": "a comparison (==, >=, ...)", "ADDOP": "'+' or '-'", "MULOP": "'*'",
