@@ -173,7 +173,14 @@ ROWS = [
     Row("cp/unknown-base", CP + "L = swap\n", "TS205", "bad.ts:5:1",
         r"^unknown base operation 'swap'; use ←, →, −, \+"),
     Row("cp/mixed-with-rewrite", CP + "A : (σ|s, β) => (σ, β)\n", "TS214", "bad.ts:5:1",
-        r"^a system uses either control-parameter transitions \(NAME = \.\.\.\) or rewrite rules"),
+        r"^transition 'A' is a rewrite rule \(NAME : \.\.\.\), but this system uses control-parameter transitions "
+        r"\(NAME = \.\.\.\); the two styles cannot be mixed in one system$"),
+    Row("cp/mixed-tie-first-style-wins", "system x\nroot left\nSHIFT = +\nA : (σ|s, β) => (σ, β)\n", "TS214",
+        "bad.ts:4:1", r"^transition 'A' is a rewrite rule"),
+    # one control-parameter line among rewrite rules: that line is the error, not `lists` or the rules
+    Row("rw/mixed-with-control", RW + "RIGHT-ARC : (σ|s, b|β) => (σ|s|b, β) arc s -> b\nFOO = ← {B: false}\n",
+        "TS214", "bad.ts:8:1", r"^transition 'FOO' is written in control parameters \(NAME = \.\.\.\), but this "
+        r"system uses rewrite rules \(NAME : \.\.\.\); the two styles cannot be mixed in one system$"),
     Row("cp/lists-in-cp-system", CP + "lists σ, β\n", "TS214", "bad.ts:5:1",
         r"^`lists` is for rewrite-rule systems; control-parameter systems use O and U$"),
     Row("rw/capacity-in-rewrite-system", RW + "capacity 2\n", "TS214", "bad.ts:7:1",
