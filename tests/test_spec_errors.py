@@ -194,6 +194,13 @@ ROWS = [
         r"^'sigma' cannot appear in the pattern of list beta$", count=2),
     Row("rw/open-pattern-without-list", RW + "A : (s, β) => (σ|s, β)\n", "TS209", "bad.ts:7:6",
         r"^the pattern of list sigma must mention sigma", count=2),
+    # a misspelt list name where the list should be: named as such, and no knock-on TS211
+    Row("rw/misspelt-list-in-pattern", RW + "A : (stack|t|s, b|β) => (σ, b|β) arc b -> t\n", "TS209", "bad.ts:7:6",
+        r"^unknown list 'stack' in the pattern; the lists are sigma, beta \(did you mean sigma\?\)$"),
+    Row("rw/misspelt-list-at-the-end", RW + "A : (σ|s, b|buffer) => (σ, b|β) arc b -> s\n", "TS209", "bad.ts:7:13",
+        r"^unknown list 'buffer' in the pattern; the lists are sigma, beta \(did you mean beta\?\)$"),
+    Row("rw/misspelt-list-in-terminal", RW.replace("terminal (σ, [])", "terminal (stack, [])"), "TS209",
+        "bad.ts:5:11", r"^unknown list 'stack' in the pattern; the lists are sigma, beta \(did you mean sigma\?\)$"),
     Row("rw/unknown-list-in-len", RW + "A : (σ|s, β) => (σ|s, β) if len(δ) > 1\n", "TS209", "bad.ts:7:33",
         r"^unknown list 'delta'; the lists are sigma, beta$"),
     Row("rw/unbound-in-rhs", RW + "A : (σ|s, β) => (σ|s|t, β)\n", "TS210", "bad.ts:7:22",
