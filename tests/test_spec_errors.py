@@ -86,6 +86,19 @@ ROWS = [
         r"unexpected 'projective'; did you mean the keyword `produces`\?$"),
     Row("syntax/no-hint-for-a-name", RW + "REDUCE projective\n", "TS100", "bad.ts:7:8",
         r"^unexpected 'projective'$"),
+    # a statement ends at the end of its line: a transition continued on the next one gets a hint
+    Row("syntax/guard-on-the-next-line", RW + "    if has_head(b)\n", "TS100", "bad.ts:7:8",
+        r"^unexpected 'has_head'; a transition must fit on one line, and a guard cannot continue line 6$"),
+    Row("syntax/arc-on-the-next-line", RW.replace("SHIFT : (σ, b|β) => (σ|b, β)", "A : (σ|s, b|β) => (σ, b|β)")
+        + "\n  # the arc\n  arc b -> s\n", "TS100", "bad.ts:9:7",
+        r"^unexpected 'b'; a transition must fit on one line, and an `arc` clause cannot continue line 6$"),
+    Row("syntax/case-without-bar", RW + "  (σ|s, β) => (σ, β)\n", "TS100", "bad.ts:7:3",
+        r"^unexpected '\('; a transition must fit on one line, and another case of the rule on line 6 goes on a new "
+        r"line that starts with `\|`$"),
+    Row("syntax/no-continuation-hint-after-a-setting", "system x\nparam N = 2\nif has_head(b)\n", "TS100",
+        "bad.ts:3:4", r"^unexpected 'has_head'$"),
+    Row("syntax/no-continuation-hint-elsewhere-on-the-line", RW + "A = ← {B: x} y\n", "TS100", "bad.ts:7:14",
+        r"^unexpected 'y'$"),
     Row("syntax/bad-escape", "system x\ncite \"Nivre\\x4 2003\"\n", "TS100", "bad.ts:2:12",
         r"^bad escape `\\x` in a string"),
     Row("syntax/nested-too-deeply", "system x\nparam N = " + "(" * 60 + "1" + ")" * 60 + "\nSHIFT = +\n",

@@ -17,6 +17,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import codes
 from . import syntax as S
+from .hints import continuation_hint, keyword_hint
 from ..errors import Diagnostic, Span, SpecSyntaxError, source_line
 
 # Known mistakes: a label and malformed snippets that produce it.  The parser
@@ -188,27 +189,9 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, file: str) -> Diagnostic
         found = "unexpected end of file"
         expected = _friendly(getattr(exc, "expected", ()) or ())
     message = f"{label} ({found})" if label else found
-    message += _keyword_hint(exc, source_line(text, line))
+    if isinstance(exc, UnexpectedToken):
+        message += keyword_hint(source_line(text, line)) or continuation_hint(text, line, col, expected)
     return Diagnostic(codes.SYNTAX, message, Span(file, line, col), expected, source_line(text, line))
-
-
-STATEMENT_KEYWORDS = ("cite", "claim", "produces", "covers", "root", "extends", "param", "capacity", "distance",
-                      "start", "periphery", "multihead", "flag", "lists", "initial", "terminal", "finally", "drop",
-                      "oracle", "reachable", "loss", "penalty")
-"""The words that open a statement (grammars/ts.lark); any other first word names a transition."""
-
-
-def _keyword_hint(exc: UnexpectedInput, line_text: str) -> str:
-    """``"; did you mean the keyword `produces`?"`` when the failing line opens with a near
-    miss of a statement keyword (``produce projective``): the parser then read the word as
-    a transition's name and can only say that ``:`` or ``=`` was expected."""
-    import difflib
-
-    words = line_text.split()
-    if not isinstance(exc, UnexpectedToken) or len(words) < 2 or words[0] in STATEMENT_KEYWORDS:
-        return ""
-    close = difflib.get_close_matches(words[0], STATEMENT_KEYWORDS, n=1, cutoff=0.75)
-    return f"; did you mean the keyword `{close[0]}`?" if close else ""
 
 
 def _match_label(exc: UnexpectedInput, text: str) -> Optional[str]:
