@@ -96,6 +96,10 @@ def _explicit_terminals() -> dict[str, st.SearchStrategy[str]]:
     explicit["NAME"] = _pad(
         st.sampled_from(SPEC_NAMES) | st.from_regex(r"[A-Za-zσβλ_][A-Za-z0-9_]{0,6}", fullmatch=True)
     )
+    explicit["ACTION_NAME"] = _pad(
+        st.sampled_from(SPEC_NAMES + ("LEFT-ARC-2", "A-1-b"))
+        | st.from_regex(r"[A-Za-zσβλ_][A-Za-z0-9_]{0,6}(-[A-Za-z0-9][A-Za-z0-9_]{0,3}){0,2}", fullmatch=True)
+    )
     explicit["INT"] = _pad(st.integers(0, 5).map(str) | st.from_regex(r"[0-9]{1,4}", fullmatch=True))
     explicit["STRING"] = _pad(
         st.sampled_from(['"x"', '""', '"arc-eager.ts"', '"a\\"b"', '"\\n"', '"\\x41"', '"\\u00e9"', '"\\q"'])

@@ -95,3 +95,55 @@ def test_reasonable_nesting_is_fine():
     depth = MAX_NESTING // 4
     spec = parse_spec("system x\nparam N = " + "(" * depth + "1" + ")" * depth + "\n")
     assert isinstance(spec.statements[0], S.Param)
+
+
+def test_the_grammar_is_read_from_this_checkout():
+    """The parser uses the grammar of the source tree it runs from, even when an editable
+    install of another checkout maps the ``tsdsl.grammars`` package elsewhere."""
+    from pathlib import Path
+
+    from tsdsl.lang.parse import grammar_path
+
+    assert grammar_path() == Path(__file__).resolve().parent.parent / "grammars" / "ts.lark"
+
+
+SWIFT_HYPHENS = """system swift_h
+  root right
+  lists σ, β
+  initial ([], [1..n|root])
+  terminal ([], [r]) if is_root(r)
+  SHIFT       : (σ, b|β)     => (σ|b, β)     if not is_root(b)
+  LEFT-ARC-1  : (σ|s, b|β)   => (σ, b|β)     arc b -> s
+  LEFT-ARC-2  : (σ|t|s, b|β) => (σ, b|β)     arc b -> t  if has_head(s)
+  RIGHT-ARC-1 : (σ|s, b|β)   => (σ|s|b, β)   arc s -> b
+  RIGHT-ARC-2 : (σ|t|s, b|β) => (σ|t|b, β)   arc t -> b  if has_head(s)
+"""
+
+
+def test_a_transition_name_may_have_a_digit_after_a_hyphen(tmp_path):
+    """`LEFT-ARC-2` is one name where a transition is declared, dropped or penalised
+    (docs/language.md, lexical rules); the actions keep the name as written."""
+    from tsdsl.lang import load_system, load_system_text
+
+    system = load_system_text(SWIFT_HYPHENS, "h.ts")
+    assert [a.name for a in system.fixed_actions] == ["SHIFT", "LEFT-ARC-1", "LEFT-ARC-2", "RIGHT-ARC-1",
+                                                     "RIGHT-ARC-2"]
+    (tmp_path / "h.ts").write_text(SWIFT_HYPHENS, encoding="utf-8")
+    (tmp_path / "child.ts").write_text(
+        'system child\n  extends "h.ts"\n  drop RIGHT-ARC-2\n  oracle o\n  reachable h -> d if not has_head(d)\n'
+        "  penalty LEFT-ARC-2 if has_head(s)\n  loss = unreachable\n", encoding="utf-8")
+    child = load_system(tmp_path / "child.ts")
+    assert "RIGHT-ARC-2" not in [a.name for a in child.fixed_actions]
+    assert [name for name, _ in child.oracles[0].penalties] == ["LEFT-ARC-2"]
+    cp = parse_spec("system x\nL-2 = ← {B: false}\n")
+    assert cp.statements[0].name == "L-2"
+
+
+def test_elsewhere_a_hyphen_before_a_digit_is_a_subtraction():
+    """Only a transition's name takes `-2`: `K-1` in an expression or a guard is K minus 1."""
+    spec = parse_spec("system x\nparam K = 3\ncapacity K-1\nA : (σ|s, β) => (σ, β) if len(σ) > K-1\n")
+    setting, rule = spec.statements[1], spec.statements[2]
+    assert isinstance(setting.value, S.BinOp) and setting.value.op == "-"
+    assert isinstance(rule.cases[0].guards[0].value, S.BinOp)
+    d = _first("system x\nA : (σ|s, β) => (σ, β) class C-2\n")
+    assert d.code == "TS100" and d.message == "unexpected '-'"

@@ -11,6 +11,7 @@ from ..errors import DiagnosticSink, Span, UsageError
 from . import codes
 from . import syntax as S
 from .chain import Merged
+from .style import spec_style
 
 
 class Context:
@@ -25,6 +26,7 @@ class Context:
         self.setting_values: dict[str, Optional[int]] = {}  # capacity, distance, start
         self.token_flags = {n: f for n, f in m.flags.items() if f.index is not None}
         self.global_flags = {n: f for n, f in m.flags.items() if f.index is None}
+        self.style = spec_style(m)  # "cp" or "rewrite"
 
     def err(self, code: str, message: str, span: Span) -> None:
         """Report a problem (collected; all are raised together at the end)."""
@@ -57,8 +59,7 @@ class Context:
         (capacity, distance, start), which may use them."""
         alias = {"capacity": "K", "distance": "D"}
         ov = {alias.get(k, k): v for k, v in self.overrides.items()}
-        is_cp = any(isinstance(t, S.CPTransition) for t in self.m.transitions.values())
-        known = set(self.m.params) | ({"K", "D", "start"} if is_cp else set())
+        known = set(self.m.params) | ({"K", "D", "start"} if self.style == "cp" else set())
         unknown = sorted(k for k in ov if k not in known)
         if unknown:
             raise UsageError(
@@ -101,7 +102,7 @@ class Context:
 
     def known_lists(self) -> tuple[str, ...]:
         """The list names a guard may use: O and U for control parameters."""
-        if any(isinstance(t, S.CPTransition) for t in self.m.transitions.values()):
+        if self.style == "cp":
             return ("O", "U")
         return self.list_names()
 

@@ -3,6 +3,8 @@ implicit preconditions of an arc."""
 
 from __future__ import annotations
 
+import difflib
+
 from .. import ir
 from ..errors import Span
 from . import codes
@@ -61,7 +63,7 @@ def lower_guard(ctx: Context, g: S.Guard, bound: set[str], root: str, oracle: bo
     if isinstance(g, S.GCall):
         arity = {"has_head": 1, "is_root": 1, "empty": 1, "path": 2, "arc": 2, "connected": 2}
         if g.name not in arity:
-            hint = " (compare it: len(σ) == 1)" if g.name == "len" else ""
+            hint = " (compare it: len(σ) == 1)" if g.name == "len" else _close(g.name, arity)
             ctx.err(codes.FUNCTION, f"unknown guard function {g.name!r}{hint}; known: has_head(x), is_root(x), "
                     "empty(LIST), len(LIST) OP N, path(x, y), arc(x, y), connected(x, y), "
                     "x in LIST, comparisons of first/last/len/pos/max/min/gold_head", g.span)
@@ -82,6 +84,12 @@ def lower_guard(ctx: Context, g: S.Guard, bound: set[str], root: str, oracle: bo
             return ir.Connected(vs[0], vs[1])
         return ir.ArcExists(vs[0], vs[1])
     raise TypeError(g)
+
+
+def _close(name: str, known) -> str:
+    """`` (did you mean `has_head`?)`` when ``name`` is a near miss of a known function."""
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    return f" (did you mean `{close[0]}`?)" if close else ""
 
 
 _TERM_FUNCS = {"first": 1, "front": 1, "last": 1, "top": 1, "len": 1, "pos": 1, "gold_head": 1, "max": 2,
@@ -108,7 +116,7 @@ def lower_term(ctx: Context, e, bound: set[str], oracle: bool) -> ir.Term:
     if isinstance(e, S.GCall):
         arity = _TERM_FUNCS.get(e.name)
         if arity is None:
-            ctx.err(codes.FUNCTION, f"unknown term function {e.name!r}; known: "
+            ctx.err(codes.FUNCTION, f"unknown term function {e.name!r}{_close(e.name, _TERM_FUNCS)}; known: "
                     f"{', '.join(sorted(_TERM_FUNCS))}", e.span)
             return ir.TInt(0)
         if len(e.args) != arity:

@@ -9,11 +9,11 @@ from typing import Optional
 
 from .. import ir
 from . import codes
-from . import syntax as S
 from .context import Context
 from .control import lower_control
 from .oracles import lower_oracles
 from .rules import lower_rules
+from .style import in_style, report_off_style
 
 ROOT_POSITIONS = ("left", "right", "none")
 TREE_CLASS_ALIASES = {"projective": "projective", "nonprojective": "nonprojective", "non-projective": "nonprojective",
@@ -28,11 +28,8 @@ def lower_system(ctx: Context) -> Optional[ir.System]:
     root = _root(ctx)
     produces, covers = _produces(ctx)
     multihead = "multihead" in m.singles
-    cp = [t for t in m.transitions.values() if isinstance(t, S.CPTransition)]
-    rules = [t for t in m.transitions.values() if isinstance(t, S.RuleTransition)]
-    if cp and rules:
-        ctx.err(codes.MIXED_STYLES, "a system uses either control-parameter transitions (NAME = ...) or rewrite rules "
-                "(NAME : ...), not both", rules[0].span)
+    report_off_style(ctx, ctx.style)
+    cp, rules = in_style(m, "cp"), in_style(m, "rewrite")
     if not m.transitions and not any(d.code == codes.EXTENDS for d in ctx.sink.items):
         # (a parent spec that could not be read is the error: its transitions are missing)
         ctx.err(codes.NO_TRANSITIONS, "the system has no transitions", m.header_span)
@@ -52,7 +49,7 @@ def lower_system(ctx: Context) -> Optional[ir.System]:
             ("\0".join(m.texts) + repr(sorted(ctx.overrides.items()))).encode("utf-8")
         ).hexdigest(),
     )
-    if cp or not rules:
+    if ctx.style == "cp":
         system = lower_control(ctx, cp, common, multihead, root)
     else:
         system = lower_rules(ctx, rules, common, multihead, root)

@@ -17,6 +17,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import codes
 from . import syntax as S
+from .hints import continuation_hint, keyword_hint
 from ..errors import Diagnostic, Span, SpecSyntaxError, source_line
 
 # Known mistakes: a label and malformed snippets that produce it.  The parser
@@ -70,7 +71,7 @@ SPEC_ERRORS: dict[str, list[str]] = {
 }
 
 _FRIENDLY = {
-    "NAME": "a name", "STRING": "a quoted string", "INT": "a number", "_NL": "end of line",
+    "NAME": "a name", "ACTION_NAME": "a name", "STRING": "a quoted string", "INT": "a number", "_NL": "end of line",
     "$END": "end of file", "BOOL": "true/false", "INF": "inf", "WORDS": "1..n",
     "RARROW": "'->'", "LARROW": "'<-'", "PATH": "'->*'", "_RULE_ARROW": "'=>'",
     "CMP": "a comparison (==, >=, ...)", "ADDOP": "'+' or '-'", "MULOP": "'*'",
@@ -78,16 +79,23 @@ _FRIENDLY = {
 }
 
 
+def grammar_path() -> Path:
+    """The grammar next to this module: ``tsdsl/grammars`` when installed, else the source
+    tree's ``grammars/``.  Only then the ``tsdsl.grammars`` resource, which an editable
+    install maps to *its* checkout: another checkout run with PYTHONPATH must not parse
+    with that one's grammar."""
+    package = Path(__file__).resolve().parents[1]
+    for cand in (package / "grammars" / "ts.lark", package.parent / "grammars" / "ts.lark"):
+        if cand.is_file():
+            return cand
+    from importlib.resources import files
+
+    return Path(str(files("tsdsl.grammars").joinpath("ts.lark")))
+
+
 @functools.lru_cache(maxsize=1)
 def _grammar_text() -> str:
-    try:
-        from importlib.resources import files
-
-        return files("tsdsl.grammars").joinpath("ts.lark").read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError):  # running from a source tree
-        return (Path(__file__).resolve().parents[2] / "grammars" / "ts.lark").read_text(
-            encoding="utf-8"
-        )
+    return grammar_path().read_text(encoding="utf-8")
 
 
 @functools.lru_cache(maxsize=1)
@@ -181,27 +189,9 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, file: str) -> Diagnostic
         found = "unexpected end of file"
         expected = _friendly(getattr(exc, "expected", ()) or ())
     message = f"{label} ({found})" if label else found
-    message += _keyword_hint(exc, source_line(text, line))
+    if isinstance(exc, UnexpectedToken):
+        message += keyword_hint(source_line(text, line)) or continuation_hint(text, line, col, expected)
     return Diagnostic(codes.SYNTAX, message, Span(file, line, col), expected, source_line(text, line))
-
-
-STATEMENT_KEYWORDS = ("cite", "claim", "produces", "covers", "root", "extends", "param", "capacity", "distance",
-                      "start", "periphery", "multihead", "flag", "lists", "initial", "terminal", "finally", "drop",
-                      "oracle", "reachable", "loss", "penalty")
-"""The words that open a statement (grammars/ts.lark); any other first word names a transition."""
-
-
-def _keyword_hint(exc: UnexpectedInput, line_text: str) -> str:
-    """``"; did you mean the keyword `produces`?"`` when the failing line opens with a near
-    miss of a statement keyword (``produce projective``): the parser then read the word as
-    a transition's name and can only say that ``:`` or ``=`` was expected."""
-    import difflib
-
-    words = line_text.split()
-    if not isinstance(exc, UnexpectedToken) or len(words) < 2 or words[0] in STATEMENT_KEYWORDS:
-        return ""
-    close = difflib.get_close_matches(words[0], STATEMENT_KEYWORDS, n=1, cutoff=0.75)
-    return f"; did you mean the keyword `{close[0]}`?" if close else ""
 
 
 def _match_label(exc: UnexpectedInput, text: str) -> Optional[str]:

@@ -10,7 +10,7 @@ from . import codes
 from . import syntax as S
 from .context import Context
 from .guards import arc_implicit, lower_guard
-from .patterns import lower_pattern, lower_terminal
+from .patterns import lower_pattern, lower_terminal, names_in
 from .static import never_applies
 
 ARC_OPTIONS = {"overwrite": "overwrite", "break_cycle": "break_cycle", "break-cycle": "break_cycle",
@@ -122,7 +122,7 @@ def _rule_action(ctx: Context, t: S.RuleTransition, lists, multihead: bool, root
 
 def _rule_case(ctx: Context, t, c: S.RuleCase, names, multihead: bool, root: str) -> Optional[ir.Case]:
     before = len(ctx.sink.items)
-    match, bound = lower_pattern(ctx, c.lhs, names)
+    match, bound = lower_pattern(ctx, c.lhs, names, names_in(c.rhs, c.guards, c.arcs, c.assigns))
     has_rest = {m.list for m in match if m.has_rest}
     result: list[tuple[ir.Item, ...]] = []
     used_tok: set[str] = set()
