@@ -610,6 +610,19 @@ def test_a_write_that_fails_at_the_end_names_the_users_path(capsys, tmp_path, mo
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_write_into_an_unwritable_directory_is_an_oserror_naming_the_path(tmp_path, monkeypatch):
+    """write_atomic itself does not refuse as a usage error: the caches (repairs, derived
+    oracles) catch OSError to go on without caching, and the message names the user's path."""
+    import errno
+
+    from tsdsl.files import write_atomic
+
+    _unwritable_directory(monkeypatch, tmp_path)
+    with pytest.raises(OSError) as caught:
+        write_atomic(tmp_path / "x.json", "{}")
+    assert (caught.value.errno, caught.value.filename) == (errno.EROFS, str(tmp_path / "x.json"))
+
+
 def test_a_model_save_that_fails_at_the_end_names_the_users_directory(capsys, tmp_path, monkeypatch):
     """`train --out DIR/M` failed after training with `DIR/.M.epu47m6m: Read-only file system`."""
     import errno

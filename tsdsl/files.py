@@ -24,13 +24,15 @@ from typing import BinaryIO, Iterator, Optional
 from .errors import UsageError
 
 
-def check_output(path: str | Path) -> Path:
-    """The file ``path`` names, checked as an output: not a directory.  Commands call it before
-    their work too, so that a bad ``-o`` is refused at once rather than after a long run.
+def check_output(path: str | Path, *, try_writing: bool = True) -> Path:
+    """The file ``path`` names, checked as an output: not a directory, in a place that takes a
+    new file (``try_writing``: see :func:`check_parents`).  Commands call it before their work,
+    so that a bad ``-o`` is refused at once rather than after a long run.
 
     Raises:
-        UsageError: ``path`` ends in a separator, is an existing directory, or lies under a
-            file (a parent that is not a directory).
+        UsageError: ``path`` ends in a separator, is an existing directory, lies under a
+            file (a parent that is not a directory), or (``try_writing``) its directory takes
+            no new file.
     """
     text = os.fspath(path)
     if text.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
@@ -38,16 +40,16 @@ def check_output(path: str | Path) -> Path:
     target = Path(text)
     if target.is_dir():
         raise UsageError(f"cannot write {text}: is a directory")
-    check_parents(target)
+    check_parents(target, try_writing=try_writing)
     return target
 
 
-def check_parents(path: str | Path) -> None:
+def check_parents(path: str | Path, *, try_writing: bool = True) -> None:
     """Refuse a path whose directory cannot take a new file, before any work: it lies under a
-    file (its missing directories could not be created), or a file created in its nearest
-    existing parent fails (read-only, not permitted, a pseudo file system).  The test file is
-    removed at once, and no missing directory is created here: a command that then stops for
-    another reason leaves nothing behind.
+    file (its missing directories could not be created), or (``try_writing``) a file created
+    in its nearest existing parent fails (read-only, not permitted, a pseudo file system).
+    The test file is removed at once, and no missing directory is created here: a command
+    that then stops for another reason leaves nothing behind.
 
     Raises:
         UsageError: ``cannot write PATH: REASON``, naming ``path`` as given.
@@ -56,7 +58,8 @@ def check_parents(path: str | Path) -> None:
         if parent.exists():
             if not parent.is_dir():
                 raise UsageError(f"cannot write {os.fspath(path)}: {parent} is not a directory")
-            _try_creating_in(parent, path)
+            if try_writing:
+                _try_creating_in(parent, path)
             return
 
 
@@ -86,7 +89,7 @@ def atomic_output(path: str | Path) -> Iterator[BinaryIO]:
         UsageError: ``path`` names a directory (see :func:`check_output`).
         OSError: writing failed; its ``filename`` is ``path`` as given.
     """
-    target = check_output(path)
+    target = check_output(path, try_writing=False)  # creating the temporary file is the test
     tmp = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
