@@ -642,6 +642,28 @@ def test_a_model_save_that_fails_at_the_end_names_the_users_directory(capsys, tm
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("spec, options, mode", [
+    ("arc-eager", (), "dynamic oracle (exploration from epoch 2)"),
+    ("arc-eager", ("--explore", "0.5", "--explore-after", "0"), "dynamic oracle (exploration from epoch 1, probability 0.5)"),
+    ("arc-eager", ("--explore-after", "2"), "dynamic oracle (no exploration: --explore-after 2 leaves none of the 2 epochs)"),
+    ("arc-eager", ("--oracle", "static"), "static oracle"),
+    ("arc-eager", ("--oracle", "search"), "oracle by search (canonical)"),
+    ("arc-eager", ("--oracle", "search", "--search-follow", "model"), "oracle by search (the model's best-scoring free action)"),
+    ("arc-eager", ("--beam", "2"), "dynamic oracle, beam 2 (early update), no exploration"),
+    ("arc-standard", (), "static oracle"),  # its declared loss is a lower bound: auto trains it static
+])
+def test_train_says_first_how_it_follows_the_gold_trees(capsys, tmp_path, spec, options, mode):
+    """train said "oracle goldberg_nivre_2012/loss reproduces 100.0% ..." but not whether it trained
+    with the dynamic oracle, the static one or the search (only model.json did)."""
+    code, out, err = run(capsys, "train", spec, "--train", str(TOY), "--out", str(tmp_path / "m"), "--epochs", "2",
+                         "--hash-bits", "12", "--no-tagger", *options)
+    assert code == 0, err
+    training = [line for line in err.splitlines() if line.startswith("training: ")]
+    assert training == [f"training: {mode}"], err
+    kind = json.loads((tmp_path / "m" / "model.json").read_text(encoding="utf-8"))["oracle"]
+    assert mode.startswith({"dynamic": "dynamic oracle", "static": "static oracle", "search": "oracle by search"}[kind])
+
+
 # ---- argument order ----------------------------------------------------------------------
 
 def test_an_input_after_an_option_is_read_as_the_input(capsys, tmp_path):

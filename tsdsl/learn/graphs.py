@@ -126,7 +126,10 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
             + (f"; {no_deps} sentences without DEPS skipped" if no_deps else "")
             + (f"; {reduced} rare labels reduced to universal steps" if reduced else ""))
     if progress is not None:
-        progress.write(note + "\n")
+        from .train import training_mode  # train imports this module when it trains graphs
+
+        # graphs train along the canonical derivations (--search-follow does not apply)
+        progress.write(f"training: {training_mode('search', options, 0, follow='canonical')}\n{note}\n")
 
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
     meta = {"tag_columns": list(columns_present(train_columns)), IGNORED_COLUMNS: absent, "parser_tags": "gold",

@@ -270,6 +270,31 @@ class OracleChoice:
     note: str = ""
 
 
+def training_mode(kind: str, options: "TrainOptions", epochs: int, follow: Optional[str] = None) -> str:
+    """How training follows the gold trees, in words: the first line ``tsdsl train`` prints
+    (``training: ...``), so that a user sees which oracle trains without reading model.json.
+    ``kind`` is the chosen oracle (:class:`OracleChoice`), ``epochs`` the most that will run,
+    ``follow`` the order of the oracle by search when it is not ``options.search_follow``
+    (graphs always follow the canonical one)."""
+    if kind == "search":
+        follow = follow or options.search_follow
+        return "oracle by search (" + ("the model's best-scoring free action" if follow == "model"
+                                       else "canonical") + ")"
+    beam = f", beam {options.beam} (early update)" if options.beam > 1 else ""
+    if kind == "static":
+        return "static oracle" + beam
+    if options.beam > 1:
+        return f"dynamic oracle{beam}, no exploration"
+    if options.explore == 0:
+        return "dynamic oracle (no exploration: --explore 0)"
+    first = options.explore_after + 1
+    if first > epochs:
+        return (f"dynamic oracle (no exploration: --explore-after {options.explore_after} leaves none of the "
+                f"{epochs} epoch{'' if epochs == 1 else 's'})")
+    p = "" if options.explore == 1 else f", probability {options.explore:g}"
+    return f"dynamic oracle (exploration from epoch {first}{p})"
+
+
 def check_declared_oracle(kernel, batch, loss_index: int) -> float:
     """The share of the batch's gold trees that following the declared oracle (its first
     zero-cost action at every step) reproduces exactly: derived to a terminal configuration
@@ -484,7 +509,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         if options.search_follow == "model":
             choice.note += ("; --search-follow model has no effect: it applies to the oracle by search "
                             "(--oracle search), and this spec trains with its declared oracle")
+    epochs = options.epochs or (MAX_EPOCHS if dev_sents else EPOCHS_WITHOUT_DEV)
     if progress is not None:
+        progress.write(f"training: {training_mode(oracle, options, epochs)}\n")
         line = choice.note
         if searched is not None:
             line += (f"; {len(searched.derived)} of {batch.sentences} derived"
@@ -528,7 +555,6 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
 
     n = len(keep_order)
     chunk = 256
-    epochs = options.epochs or (MAX_EPOCHS if dev_sents else EPOCHS_WITHOUT_DEV)
     bar = Progress(progress, epochs, n, batch.words)
     for epoch in range(1, epochs + 1):
         order = keep_order[rng.permutation(n)].astype(np.int32)
