@@ -75,6 +75,7 @@ class Verdict:
     random_undecided: int = 0
     random_max_n: int = 0
     seconds: float = 0.0
+    kernel_build_seconds: float = 0.0  # building the compiled kernel first (the caller's), not in seconds
 
     @property
     def ok(self) -> bool:
@@ -367,5 +368,6 @@ def render_verdict(v: Verdict) -> str:
         lines.append(f"    {cx.note}")
         if cx.trace:
             lines.extend("    " + t for t in cx.trace.splitlines())
-    lines.append(f"  ({v.seconds:.1f} s)")
+    build = f" + {v.kernel_build_seconds:.1f} s kernel build" if v.kernel_build_seconds else ""
+    lines.append(f"  ({v.seconds:.1f} s{build})")
     return "\n".join(lines)
