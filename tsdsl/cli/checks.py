@@ -21,8 +21,10 @@ class Verify(Command):
         spec_argument(sp, many=True)
         sp.add_argument("--max-n", type=at_least(1), default=7, help="exhaustive up to this sentence length (default 7)")
         sp.add_argument("--random-max-n", type=at_least(1), default=30, help="random checks up to this length (default 30)")
-        sp.add_argument("--examples", type=at_least(0), default=50,
-                        help="Hypothesis examples per random check (default 50; 0: no random checks)")
+        sp.add_argument("--examples", type=at_least(0), default=50, metavar="N",
+                        help="cases of each of the two random checks: N random trees of the class searched for "
+                             "(completeness) and N random derivations walked (soundness, progress, termination), "
+                             "so up to 2N in all (default 50; 0: no random checks)")
         sp.add_argument("--budget", type=at_least(1), default=5000,
                         help="configurations one derivation search may expand before 'undecided' (default 5000)")
         sp.add_argument("--json", action="store_true", help="machine-readable output")
