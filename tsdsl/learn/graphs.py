@@ -43,6 +43,7 @@ from .tagger import columns_present, train_tagger
 from .outputs import build_outputs
 from .parser import IGNORED_COLUMNS, ROOT_LABEL, GraphParser, absent_columns, warn_absent_columns
 from .progress import Progress
+from .mode import training_mode
 
 LABEL_MIN_COUNT = 50
 """Enhanced labels seen fewer times in training are reduced to their universal steps."""
@@ -126,8 +127,6 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
             + (f"; {no_deps} sentences without DEPS skipped" if no_deps else "")
             + (f"; {reduced} rare labels reduced to universal steps" if reduced else ""))
     if progress is not None:
-        from .train import training_mode  # train imports this module when it trains graphs
-
         # graphs train along the canonical derivations (--search-follow does not apply)
         progress.write(f"training: {training_mode('search', options, 0, follow='canonical')}\n{note}\n")
 

@@ -48,6 +48,7 @@ from .outputs import build_outputs, unit_names
 from .parser import IGNORED_COLUMNS, Parser, absent_columns, warn_absent_columns
 from .progress import Progress
 from .derived import DerivedUse, use_derived_oracle
+from .mode import training_mode
 from .repaired import RepairUse, use_repair
 from ..verify.repair import VERIFY_N
 from .epochs import BestEpoch
@@ -268,31 +269,6 @@ class OracleChoice:
     loss_index: int = -1      # the declared loss (dynamic, static)
     reproduced: Optional[float] = None  # share of training trees the declared oracle reproduces
     note: str = ""
-
-
-def training_mode(kind: str, options: "TrainOptions", epochs: int, follow: Optional[str] = None) -> str:
-    """How training follows the gold trees, in words: the first line ``tsdsl train`` prints
-    (``training: ...``), so that a user sees which oracle trains without reading model.json.
-    ``kind`` is the chosen oracle (:class:`OracleChoice`), ``epochs`` the most that will run,
-    ``follow`` the order of the oracle by search when it is not ``options.search_follow``
-    (graphs always follow the canonical one)."""
-    if kind == "search":
-        follow = follow or options.search_follow
-        return "oracle by search (" + ("the model's best-scoring free action" if follow == "model"
-                                       else "canonical") + ")"
-    beam = f", beam {options.beam} (early update)" if options.beam > 1 else ""
-    if kind == "static":
-        return "static oracle" + beam
-    if options.beam > 1:
-        return f"dynamic oracle{beam}, no exploration"
-    if options.explore == 0:
-        return "dynamic oracle (no exploration: --explore 0)"
-    first = options.explore_after + 1
-    if first > epochs:
-        return (f"dynamic oracle (no exploration: --explore-after {options.explore_after} leaves none of the "
-                f"{epochs} epoch{'' if epochs == 1 else 's'})")
-    p = "" if options.explore == 1 else f", probability {options.explore:g}"
-    return f"dynamic oracle (exploration from epoch {first}{p})"
 
 
 def check_declared_oracle(kernel, batch, loss_index: int) -> float:
