@@ -15,6 +15,7 @@ Kernels are built once into the kernel cache (``TSDSL_CACHE_DIR`` to change it).
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
@@ -320,8 +321,19 @@ def test_errors_are_clear_and_change_nothing(kernels):
         ks.batch([-1])
     out = np.zeros((2, 4), dtype=np.uint8)
     assert batch.legal_mask(out) is out  # caller-provided arrays are filled in place
-    with pytest.raises(OracleError):  # a spec without an oracle block has no costs
-        compile_system(load_system(ROOT / "systems" / "attardi.ts"), fallback=False).batch([2], [[0, 1]]).costs()
+    attardi = load_system(ROOT / "systems" / "attardi.ts")
+    # a spec without an oracle block has no costs; the error says how to get an oracle
+    with pytest.raises(OracleError, match=r"add an `oracle` block to the spec, or let `tsdsl derive-oracle "
+                                          + re.escape(attardi.source_file) + "` derive one"):
+        compile_system(attardi, fallback=False).batch([2], [[0, 1]]).costs()
+
+
+def test_a_multihead_spec_without_an_oracle_is_not_sent_to_derive_oracle(kernels):
+    # derive-oracle refuses multihead systems: their costs error only asks for the block
+    ks = compile_system(load_system(ROOT / "systems" / "dag.ts"), fallback=False)
+    with pytest.raises(OracleError) as caught:
+        ks.loss_index()  # what costs() asks first
+    assert "add an `oracle` block" in str(caught.value) and "derive-oracle" not in str(caught.value)
 
 
 def test_multihead_views(kernels):

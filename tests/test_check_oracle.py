@@ -305,7 +305,7 @@ def test_cli_check_oracle_select_and_errors(capsys):
     code, out, err = run(capsys, "check-oracle", str(SYSTEMS / "arc-hybrid.ts"), "--oracle", "nope")
     assert code != 0 and "has no oracle 'nope'" in err and "Traceback" not in err
     code, out, err = run(capsys, "check-oracle", str(SYSTEMS / "attardi.ts"))
-    assert code != 0 and "declares no fast oracle" in err
+    assert code != 0 and "declares no fast oracle" in err and "tsdsl derive-oracle" in err
 
 
 def test_cli_check_oracle_table1(capsys, tmp_path):

@@ -518,6 +518,152 @@ def test_a_failed_write_names_the_users_path_and_leaves_nothing(capsys, tmp_path
     assert list(tmp_path.iterdir()) == []
 
 
+def _unwritable_directory(monkeypatch, directory):
+    """Make ``directory`` act as a read-only mount, as root sees one: files and directories
+    cannot be created in it (``chmod`` would not stop root, so ``os.open`` and ``os.mkdir``
+    refuse instead)."""
+    import errno
+    import os as os_module
+
+    real_open, real_mkdir = os_module.open, os_module.mkdir
+
+    def refused(name):
+        if Path(name).parent.resolve() == Path(directory).resolve():
+            raise OSError(errno.EROFS, "Read-only file system", name)
+
+    def fake_open(name, *a, **kw):
+        refused(name)
+        return real_open(name, *a, **kw)
+
+    def fake_mkdir(name, *a, **kw):
+        refused(name)
+        return real_mkdir(name, *a, **kw)
+
+    monkeypatch.setattr(os_module, "open", fake_open)
+    monkeypatch.setattr(os_module, "mkdir", fake_mkdir)
+
+
+UNWRITABLE = dict(OUTPUTS, **{"train --out": ["train", "arc-eager", "--train", str(TOY), "--out", "OUT", "--quiet"]})
+
+
+@pytest.mark.parametrize("option", sorted(UNWRITABLE))
+@pytest.mark.parametrize("where", ["ro/x.html", "ro/new/x.html"])
+def test_an_output_in_an_unwritable_directory_is_refused_before_the_work(capsys, tmp_path, monkeypatch, option,
+                                                                          where):
+    """A read-only --out/-o was found only after the work (a whole training run), and the error
+    named the hidden temporary file (`DIR/.M.epu47m6m: Read-only file system`)."""
+    import importlib
+
+    def no_work(*a, **kw):
+        raise AssertionError("the work started before the output was checked")
+
+    monkeypatch.setattr(importlib.import_module("tsdsl.learn.train"), "compile_system", no_work)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ro").mkdir()
+    _unwritable_directory(monkeypatch, tmp_path / "ro")
+    code, out, err = run(capsys, *[where if a == "OUT" else a for a in UNWRITABLE[option]])
+    assert (code, out) == (2, "")
+    assert err == f"tsdsl: cannot write {where}: cannot create a file in ro (Read-only file system)\n"
+    assert list((tmp_path / "ro").iterdir()) == []
+
+
+def test_an_empty_model_directory_in_an_unwritable_parent_is_refused_before_training(capsys, tmp_path,
+                                                                                       monkeypatch):
+    """An existing (empty) --out is replaced through a temporary sibling: its parent must
+    take a new file too."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ro" / "M").mkdir(parents=True)
+    _unwritable_directory(monkeypatch, tmp_path / "ro")
+    code, out, err = run(capsys, "train", "arc-eager", "--train", str(TOY), "--out", "ro/M", "--quiet")
+    assert (code, out, err) == (2, "", "tsdsl: cannot write ro/M: cannot create a file in ro (Read-only file system)\n")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("option", ["parse -o", "draw -o", "verify --report"])
+def test_an_output_under_proc_is_refused_before_the_work(capsys, option):
+    """`-o /proc/x.conllu` parsed, then named the temporary file it could not create
+    (`/proc/.x.conllu.bcgdcw4p.tmp: No such file or directory`).  Even root cannot create it."""
+    code, out, err = run(capsys, *["/proc/tsdsl-x.html" if a == "OUT" else a for a in OUTPUTS[option]])
+    assert (code, out) == (2, "")
+    assert err.startswith("tsdsl: cannot write /proc/tsdsl-x.html: cannot create a file in /proc (")
+
+
+def test_a_write_that_fails_at_the_end_names_the_users_path(capsys, tmp_path, monkeypatch):
+    """The directory took the test file, but creating the temporary file failed (the mount
+    turned read-only meanwhile): the message named `.x.svg.403epe5t.tmp`, whose name the user
+    never saw."""
+    import errno
+    import os
+    import tempfile
+
+    real = tempfile.mkstemp
+
+    def late(*a, prefix=None, dir=None, **kw):
+        if prefix == ".x.svg.":
+            raise OSError(errno.EROFS, "Read-only file system", os.path.join(dir, prefix + "403epe5t.tmp"))
+        return real(*a, prefix=prefix, dir=dir, **kw)
+
+    monkeypatch.setattr(tempfile, "mkstemp", late)
+    out = tmp_path / "x.svg"
+    code, _, err = run(capsys, "draw", str(SAMPLE), "-o", str(out))
+    assert code == 1 and err == f"tsdsl: {out}: Read-only file system\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_write_into_an_unwritable_directory_is_an_oserror_naming_the_path(tmp_path, monkeypatch):
+    """write_atomic itself does not refuse as a usage error: the caches (repairs, derived
+    oracles) catch OSError to go on without caching, and the message names the user's path."""
+    import errno
+
+    from tsdsl.files import write_atomic
+
+    _unwritable_directory(monkeypatch, tmp_path)
+    with pytest.raises(OSError) as caught:
+        write_atomic(tmp_path / "x.json", "{}")
+    assert (caught.value.errno, caught.value.filename) == (errno.EROFS, str(tmp_path / "x.json"))
+
+
+def test_a_model_save_that_fails_at_the_end_names_the_users_directory(capsys, tmp_path, monkeypatch):
+    """`train --out DIR/M` failed after training with `DIR/.M.epu47m6m: Read-only file system`."""
+    import errno
+
+    import tsdsl.learn.model
+
+    real = tsdsl.learn.model._write_contents
+
+    def full(model, d):
+        real(model, d)
+        raise OSError(errno.ENOSPC, "No space left on device", str(d / "weights.npz"))
+
+    monkeypatch.setattr(tsdsl.learn.model, "_write_contents", full)
+    code, _, err = run(capsys, "train", "arc-eager", "--train", str(TOY), "--out", str(tmp_path / "M"),
+                       "--epochs", "1", "--hash-bits", "12", "--no-tagger", "--quiet")
+    assert code == 1 and err == f"tsdsl: {tmp_path / 'M'}: No space left on device\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("spec, options, mode", [
+    ("arc-eager", (), "dynamic oracle (exploration from epoch 2)"),
+    ("arc-eager", ("--explore", "0.5", "--explore-after", "0"), "dynamic oracle (exploration from epoch 1, probability 0.5)"),
+    ("arc-eager", ("--explore-after", "2"), "dynamic oracle (no exploration: --explore-after 2 leaves none of the 2 epochs)"),
+    ("arc-eager", ("--oracle", "static"), "static oracle"),
+    ("arc-eager", ("--oracle", "search"), "oracle by search (canonical)"),
+    ("arc-eager", ("--oracle", "search", "--search-follow", "model"), "oracle by search (the model's best-scoring free action)"),
+    ("arc-eager", ("--beam", "2"), "dynamic oracle, beam 2 (early update), no exploration"),
+    ("arc-standard", (), "static oracle"),  # its declared loss is a lower bound: auto trains it static
+])
+def test_train_says_first_how_it_follows_the_gold_trees(capsys, tmp_path, spec, options, mode):
+    """train said "oracle goldberg_nivre_2012/loss reproduces 100.0% ..." but not whether it trained
+    with the dynamic oracle, the static one or the search (only model.json did)."""
+    code, out, err = run(capsys, "train", spec, "--train", str(TOY), "--out", str(tmp_path / "m"), "--epochs", "2",
+                         "--hash-bits", "12", "--no-tagger", *options)
+    assert code == 0, err
+    training = [line for line in err.splitlines() if line.startswith("training: ")]
+    assert training == [f"training: {mode}"], err
+    kind = json.loads((tmp_path / "m" / "model.json").read_text(encoding="utf-8"))["oracle"]
+    assert mode.startswith({"dynamic": "dynamic oracle", "static": "static oracle", "search": "oracle by search"}[kind])
+
+
 # ---- argument order ----------------------------------------------------------------------
 
 def test_an_input_after_an_option_is_read_as_the_input(capsys, tmp_path):

@@ -126,7 +126,7 @@ def test_second_compile_is_a_cache_hit(tmp_path, monkeypatch):
     second = compile_system(spec, cache_dir=tmp_path, fallback=False)
     assert second.built.cached and second.built.directory == first.built.directory
     # the compile (not the cache hit) was announced, naming the system and the cache
-    assert told == [f"compiling the kernel of arc_eager (once: it is cached in {tmp_path})"]
+    assert told == [f"building the compiled kernel of arc_eager (first use; cached afterwards in {tmp_path})"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".build-")]
 
 
@@ -145,6 +145,36 @@ def test_cli_compile_reports_cache_hit_and_emits_pyx(tmp_path):
     assert "cdef struct St" in (tmp_path / "_runtime.pxi").read_text()
     assert {"_api.pxi", "_learn.pxi"} <= {p.name for p in tmp_path.iterdir()}
     assert run("compile", spec, "--emit-pyx").stdout == text
+
+
+def test_a_build_is_announced_off_a_terminal_and_its_time_shown(tmp_path):
+    """`tsdsl verify` and `coverage` spent ~14 s building a kernel with no word when stderr was
+    not a terminal, and printed "(0.3 s)" as if that were all.  A build is announced on stderr
+    (a pipe here) and timed beside the command's own time; a cache hit is neither."""
+    import re
+
+    spec = str(ROOT / "systems" / "arc-hybrid.ts")
+    env = dict(os.environ, TSDSL_CACHE_DIR=str(tmp_path / "cache"))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tsdsl.cli", *a], capture_output=True, text=True, env=env)
+    notice = (f"tsdsl: building the compiled kernel of arc_hybrid (first use; cached afterwards in "
+              f"{tmp_path / 'cache'}) ...")
+    first = run("verify", spec, "--max-n", "2", "--examples", "0")
+    assert first.returncode == 0, first.stderr
+    assert notice in first.stderr.splitlines()
+    assert re.search(r"^  \(\d+\.\d s \+ \d+\.\d s kernel build\)$", first.stdout, re.M), first.stdout
+    again = run("coverage", spec, str(ROOT / "docs" / "examples" / "sample.conllu"))
+    assert again.returncode == 0 and "building" not in again.stderr, again.stderr
+    assert re.search(r"^time: +\d+\.\d\d s$", again.stdout, re.M), again.stdout
+
+
+def test_coverage_reports_show_the_kernel_build_time():
+    from tsdsl.kernels.graphs import GraphCoverage
+    from tsdsl.verify.coverage import CoverageReport
+
+    tree = CoverageReport("s", "f.conllu", 10, None, kernel_build_seconds=14.2).render_text()
+    graph = GraphCoverage("s", "f.conllu", 10, kernel_build_seconds=14.2).render_text()
+    assert tree.endswith("s (+ 14.20 s kernel build)") and graph.endswith("s (+ 14.20 s kernel build)")
+    assert CoverageReport("s", "f.conllu", 10, None).render_text().endswith(" s")
 
 
 def test_concurrent_compiles_of_one_spec_both_succeed(tmp_path):

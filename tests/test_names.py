@@ -47,6 +47,31 @@ def test_a_mistyped_name_gets_did_you_mean(name, capsys):
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("path, name, where", [
+    ("systems/arc-eager.ts", "arc-eager", ", or run from the repository root"),
+    ("systems/readings/arc-hybrid-literal.ts", "readings/arc-hybrid-literal", ", or run from the repository root"),
+    ("/nowhere/systems/covington", "covington", ""),
+])
+def test_a_missing_path_to_a_packaged_system_names_the_system(path, name, where, capsys, tmp_path, monkeypatch):
+    """The docs' `tsdsl check systems/arc-eager.ts`, run after `pip install` from another
+    directory, said only `no such spec file`."""
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", path])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert err == (f"{path}:0:0: error[TS001]: no such spec file (the packaged system of that name is `{name}`: "
+                   f"pass the name{where})\n")
+
+
+def test_the_docs_compile_system_path_names_the_packaged_system(tmp_path, monkeypatch):
+    from tsdsl.errors import SpecSyntaxError
+    from tsdsl.kernels import compile_system
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SpecSyntaxError, match="the packaged system of that name is `arc-eager`"):
+        compile_system("systems/arc-eager.ts")
+
+
 def test_names_and_paths_are_suggested(tmp_path):
     (tmp_path / "mine.ts").write_text("system mine\n", encoding="utf-8")
     assert did_you_mean("covingtn", tmp_path) == "; did you mean `covington`?"

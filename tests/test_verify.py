@@ -279,3 +279,22 @@ def test_random_cases_are_counted_per_check_not_with_the_shrinking():
     for spec in ("arc-eager.ts", "covington.ts"):
         v = verify_system(load_system(SYSTEMS / spec), max_n=3, random_max_n=8, examples=5)
         assert 1 <= v.random_examples <= 2 * 5, (spec, v.random_examples)
+        assert v.random_trees <= 5 and v.random_derivations <= 5
+        assert v.random_examples == v.random_trees + v.random_derivations
+
+
+def test_each_property_line_counts_the_cases_of_its_own_check(capsys):
+    """`--examples 5` printed "10 random cases" on every line (both checks' cases together),
+    while cli.md said "at most --examples per check"."""
+    code, out, _ = run(capsys, "verify", "--max-n", "3", "--examples", "5", "--random-max-n", "6",
+                       str(SYSTEMS / "arc-hybrid.ts"))
+    assert code == 0
+    lines = {line.split()[0]: line for line in out.splitlines()[1:5]}
+    assert lines["completeness"].endswith("(n <= 3 exhaustively, 5 random trees for n = 4..6)")
+    for p in ("soundness", "progress"):
+        assert lines[p].endswith("(n <= 3 exhaustively, 5 random derivations for n = 4..6)"), lines[p]
+    assert "random cases" not in out
+    code, out, _ = run(capsys, "verify", "--json", "--max-n", "3", "--examples", "5", "--random-max-n", "6",
+                       str(SYSTEMS / "arc-hybrid.ts"))
+    doc = json.loads(out)[0]
+    assert (doc["random_trees"], doc["random_derivations"], doc["random_examples"]) == (5, 5, 10)

@@ -119,6 +119,15 @@ class KernelBuildError(TsdslError):
 class OracleError(TsdslError):
     """An oracle was asked something it cannot answer."""
 
+    @classmethod
+    def undeclared(cls, system) -> "OracleError":
+        """``system`` (an ``ir.System``) declares no oracle: the error says how to get one,
+        by writing the block or, for a single-head system, by having ``tsdsl derive-oracle``
+        derive it from the spec and check it against the exact loss."""
+        derive = "" if system.multihead else (f", or let `tsdsl derive-oracle {system.source_file}` derive one "
+                                               "and print the block")
+        return cls(f"{system.name} declares no fast oracle (add an `oracle` block to the spec{derive})")
+
 
 @dataclass
 class DiagnosticSink:

@@ -5,7 +5,11 @@ reading back the JSON records that caches write so.
 Every output file of the command line goes through :func:`atomic_output`, so they all behave
 alike: missing parent directories are created, a path that names a directory (an existing
 one, or text ending in a separator) is refused before anything is written, and an error names
-the path the user gave, never the hidden temporary file.
+the path the user gave, never the hidden temporary file.  Commands call :func:`check_output`
+(a model directory: :func:`check_parents`) before their work, which also creates and removes a
+file where the output will be written: a read-only mount, a pseudo file system such as
+``/proc`` or a directory the user may not write is refused at once, not after an hour of
+training (``os.access`` cannot tell: it answers yes to root, and knows nothing of mounts).
 """
 
 from __future__ import annotations
@@ -20,13 +24,15 @@ from typing import BinaryIO, Iterator, Optional
 from .errors import UsageError
 
 
-def check_output(path: str | Path) -> Path:
-    """The file ``path`` names, checked as an output: not a directory.  Commands call it before
-    their work too, so that a bad ``-o`` is refused at once rather than after a long run.
+def check_output(path: str | Path, *, try_writing: bool = True) -> Path:
+    """The file ``path`` names, checked as an output: not a directory, in a place that takes a
+    new file (``try_writing``: see :func:`check_parents`).  Commands call it before their work,
+    so that a bad ``-o`` is refused at once rather than after a long run.
 
     Raises:
-        UsageError: ``path`` ends in a separator, is an existing directory, or lies under a
-            file (a parent that is not a directory).
+        UsageError: ``path`` ends in a separator, is an existing directory, lies under a
+            file (a parent that is not a directory), or (``try_writing``) its directory takes
+            no new file.
     """
     text = os.fspath(path)
     if text.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
@@ -34,21 +40,43 @@ def check_output(path: str | Path) -> Path:
     target = Path(text)
     if target.is_dir():
         raise UsageError(f"cannot write {text}: is a directory")
-    check_parents(target)
+    check_parents(target, try_writing=try_writing)
     return target
 
 
-def check_parents(path: str | Path) -> None:
-    """Refuse a path that lies under a file: its missing directories could not be created.
+def check_parents(path: str | Path, *, try_writing: bool = True) -> None:
+    """Refuse a path whose directory cannot take a new file, before any work: it lies under a
+    file (its missing directories could not be created), or (``try_writing``) a file created
+    in its nearest existing parent fails (read-only, not permitted, a pseudo file system).
+    The test file is removed at once, and no missing directory is created here: a command
+    that then stops for another reason leaves nothing behind.
 
     Raises:
-        UsageError: the nearest existing parent of ``path`` is not a directory.
+        UsageError: ``cannot write PATH: REASON``, naming ``path`` as given.
     """
     for parent in Path(path).parents:
         if parent.exists():
             if not parent.is_dir():
                 raise UsageError(f"cannot write {os.fspath(path)}: {parent} is not a directory")
+            if try_writing:
+                _try_creating_in(parent, path)
             return
+
+
+def _try_creating_in(directory: Path, path: str | Path) -> None:
+    """Create and remove a hidden file in ``directory``, which ``path`` is to be written in.
+
+    Raises:
+        UsageError: the file could not be created (the reason is the system's).
+    """
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".tsdsl-probe-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UsageError(f"cannot write {os.fspath(path)}: cannot create a file in {directory} ({reason})") from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
 
 
 @contextlib.contextmanager
@@ -61,7 +89,7 @@ def atomic_output(path: str | Path) -> Iterator[BinaryIO]:
         UsageError: ``path`` names a directory (see :func:`check_output`).
         OSError: writing failed; its ``filename`` is ``path`` as given.
     """
-    target = check_output(path)
+    target = check_output(path, try_writing=False)  # creating the temporary file is the test
     tmp = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -75,10 +103,23 @@ def atomic_output(path: str | Path) -> Iterator[BinaryIO]:
     except BaseException as exc:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.filename in (None, tmp, os.fspath(target.parent)):
-            # our own step failed: name the user's path, not the temporary file
+        if isinstance(exc, OSError) and own_step_failed(exc, target):
+            # name the user's path, not the temporary file
             raise OSError(exc.errno, exc.strerror, os.fspath(path)) from exc
         raise
+
+
+def own_step_failed(exc: OSError, target: Path) -> bool:
+    """Whether ``exc`` came from writing ``target`` itself: no file named (a write, a sync), a
+    directory on the way to it (creating the parents), or a hidden temporary sibling
+    (``.NAME.*``, as :func:`atomic_output` and model directories make them), including one that
+    could not even be created, whose name the caller never saw."""
+    if exc.filename is None:
+        return True
+    failed = Path(os.fspath(exc.filename))
+    if failed in target.parents:
+        return True
+    return failed.parent == target.parent and failed.name.startswith(f".{target.name}.")
 
 
 def write_atomic(path: str | Path, text: str) -> None:

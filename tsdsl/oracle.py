@@ -201,7 +201,7 @@ def find_oracle(system: ir.System, name: Optional[str] = None) -> ir.Oracle:
         OracleError: the system declares no (such) oracle.
     """
     if not system.oracles:
-        raise OracleError(f"{system.name} declares no fast oracle (add an `oracle` block to the spec)")
+        raise OracleError.undeclared(system)
     if name is None:
         return system.oracles[0]
     for o in system.oracles:

@@ -63,10 +63,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _build_notice(args):
-    """On a terminal (and without --quiet), say when a kernel is compiled: a first run of a spec
-    waits seconds to a minute for it, which would otherwise pass in silence.  Returns the
-    hook registered in BUILD_NOTICES (None: none)."""
-    if getattr(args, "quiet", False) or not sys.stderr.isatty():
+    """Say on stderr when a kernel is compiled (not when it comes from the cache), unless
+    --quiet: a first run of a spec waits seconds to a minute for it, which would otherwise pass
+    in silence, and a log or a pipe (not only a terminal) should show where the time went.
+    Returns the hook registered in BUILD_NOTICES (None: none)."""
+    if getattr(args, "quiet", False):
         return None
     notice = lambda message: print(f"tsdsl: {message} ...", file=sys.stderr, flush=True)
     BUILD_NOTICES.append(notice)

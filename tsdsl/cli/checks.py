@@ -21,8 +21,10 @@ class Verify(Command):
         spec_argument(sp, many=True)
         sp.add_argument("--max-n", type=at_least(1), default=7, help="exhaustive up to this sentence length (default 7)")
         sp.add_argument("--random-max-n", type=at_least(1), default=30, help="random checks up to this length (default 30)")
-        sp.add_argument("--examples", type=at_least(0), default=50,
-                        help="Hypothesis examples per random check (default 50; 0: no random checks)")
+        sp.add_argument("--examples", type=at_least(0), default=50, metavar="N",
+                        help="cases of each of the two random checks: N random trees of the class searched for "
+                             "(completeness) and N random derivations walked (soundness, progress, termination), "
+                             "so up to 2N in all (default 50; 0: no random checks)")
         sp.add_argument("--budget", type=at_least(1), default=5000,
                         help="configurations one derivation search may expand before 'undecided' (default 5000)")
         sp.add_argument("--json", action="store_true", help="machine-readable output")
@@ -59,9 +61,10 @@ class Verify(Command):
         for path in args.specs:
             system = load_system(path, parse_overrides(args.set))
             claims[system.source_file] = system.claim
+            compiled, build_seconds = (None, 0.0) if args.interpreted else kernel_of(system)
             v = verify_system(system, max_n=args.max_n, random_max_n=args.random_max_n, examples=args.examples,
-                              search_budget=args.budget, state_limit=args.state_limit,
-                              compiled=None if args.interpreted else kernel_of(system))
+                              search_budget=args.budget, state_limit=args.state_limit, compiled=compiled)
+            v.kernel_build_seconds = round(build_seconds, 2)
             verdicts.append(v)
             if not args.json:
                 print(render_verdict(v), flush=True)
@@ -107,20 +110,37 @@ class Verify(Command):
         return 0
 
 
-def kernel_of(system):
+def kernel_of(system) -> tuple:
     """The compiled kernel of ``system`` for the searches, or None (with a note on stderr) when
-    it cannot be built here: the interpreter then gives the same answers, more slowly.
-    Multihead systems get theirs too: exhaustive exploration runs compiled for them (their
-    tree coverage and random derivation searches stay in the interpreter)."""
+    it cannot be built here: the interpreter then gives the same answers, more slowly; and the
+    seconds spent building it (0 when it came from the cache).  Multihead systems get theirs
+    too: exhaustive exploration runs compiled for them (their tree coverage and random
+    derivation searches stay in the interpreter)."""
     from ..errors import KernelBuildError
-    from ..kernels import compile_system
 
     try:
-        return compile_system(system, fallback=False)
+        return timed_kernel(system)
     except KernelBuildError as exc:
         first = str(exc).splitlines()[0] if str(exc) else "build failed"
         print(f"note: {system.name}: no compiled kernel ({first}); searching in the interpreter", file=sys.stderr)
-        return None
+        return None, 0.0
+
+
+def timed_kernel(system) -> tuple:
+    """``(kernel, seconds)``: the compiled kernel of ``system`` and the seconds its build took
+    (0 on a cache hit), which verify and coverage print beside their own time: a first use
+    spends seconds to a minute building, which their time would otherwise hide.
+
+    Raises:
+        KernelBuildError: no C compiler, or the build failed.
+    """
+    import time
+
+    from ..kernels import compile_system
+
+    t0 = time.perf_counter()
+    kernel = compile_system(system, fallback=False)
+    return kernel, 0.0 if kernel.built.cached else time.perf_counter() - t0
 
 
 class Coverage(Command):
@@ -167,9 +187,11 @@ class Coverage(Command):
             print(f"{args.file}:{v.line}: {v.words} words: {v.status} ({v.seconds:.2f} s)", file=sys.stderr,
                   flush=True)
 
+        compiled, build_seconds = (None, 0.0) if args.interpreted else kernel_of(system)
         report = coverage(system, sentences, budget=args.budget, max_len=args.max_len, file=args.file,
-                          progress=progress if args.progress else None,
-                          compiled=None if args.interpreted else kernel_of(system), reach_budget=args.reach_budget)
+                          progress=progress if args.progress else None, compiled=compiled,
+                          reach_budget=args.reach_budget)
+        report.kernel_build_seconds = build_seconds
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.render_text())
         return 0
 
@@ -178,7 +200,6 @@ def _graph_coverage(system, sentences, args) -> int:
     """``coverage --deps``: the enhanced graphs, by the compiled graph search."""
     import json
 
-    from ..kernels import compile_system
     from ..kernels.graphs import graph_coverage
     from ..treebank.enhanced import has_deps
 
@@ -189,7 +210,9 @@ def _graph_coverage(system, sentences, args) -> int:
         raise UsageError(f"{args.file}: no enhanced dependencies (DEPS is _ on every word)")
     if args.max_len is not None or args.progress:
         raise UsageError("--max-len and --progress are for trees; --deps decides every graph in one compiled pass")
-    report = graph_coverage(compile_system(system, fallback=False), sentences, file=args.file, budget=args.budget)
+    kernel, build_seconds = timed_kernel(system)
+    report = graph_coverage(kernel, sentences, file=args.file, budget=args.budget)
+    report.kernel_build_seconds = build_seconds
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.render_text())
     return 0
 

@@ -94,7 +94,8 @@ def _compiler() -> Optional[str]:
 
 BUILD_NOTICES: list[Callable[[str], None]] = []
 """Told (a one-line message) when a kernel is about to be compiled, not taken from the cache:
-a first build takes seconds to a minute, so the command line says so (see tsdsl.cli.main)."""
+a first build takes seconds to a minute, so the command line says so on stderr, terminal or
+not (see tsdsl.cli.main)."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def build(gen: Generated, cache_dir: Optional[Path] = None, *, force: bool = Fal
     if _compiler() is None:
         raise NoCompilerError("no C compiler found (set CC, or install gcc/clang) to build kernels")
     for notice in BUILD_NOTICES:
-        notice(f"compiling {gen.label} (once: it is cached in {root})")
+        notice(f"building {gen.label} (first use; cached afterwards in {root})")
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".build-{key[:8]}-", dir=root))

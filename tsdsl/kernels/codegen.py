@@ -57,7 +57,7 @@ class Generated:
     incremental: tuple[bool, ...]  # per loss index: cost computed incrementally
     unit_keys: tuple[str, ...] = ()  # capacity-inf systems: the family of each unit, by name
     includes: tuple[tuple[str, str], ...] = ()  # (file name, text) of the shared Cython it includes
-    label: str = "a kernel"  # what it is, for messages ("the kernel of arc_eager")
+    label: str = "a kernel"  # what it is, for messages ("the compiled kernel of arc_eager")
 
     def write(self, pyx: Path) -> None:
         """Write the source to ``pyx`` and its included files next to it (atomically each)."""
@@ -181,7 +181,7 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
             losses=tuple((o.name, l.name) for o, l in self.losses),
             incremental=tuple(self._is_incremental(k) for k in range(len(self.losses))),
             unit_keys=tuple(fam.template.name for _, fam in self.units) if s.unbounded else (),
-            label=f"the kernel of {s.name}",
+            label=f"the compiled kernel of {s.name}",
         )
 
     def expr(self, names: dict[str, str]) -> CExpr:

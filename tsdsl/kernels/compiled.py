@@ -302,7 +302,7 @@ class CompiledSystem:
     def loss_index(self, oracle: Optional[str] = None, loss: Optional[str] = None) -> int:
         """The kernel's index of a declared oracle's loss (first oracle / first loss by default)."""
         if not self.gen.losses:
-            raise OracleError(f"{self.system.name} declares no fast oracle (add an `oracle` block to the spec)")
+            raise OracleError.undeclared(self.system)
         oracle = oracle if oracle is not None else self.gen.losses[0][0]
         for k, (o, l) in enumerate(self.gen.losses):
             if o == oracle and (loss is None or l == loss):

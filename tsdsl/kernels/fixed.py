@@ -23,6 +23,6 @@ def fixed_module(name: str):
     if mod is None:
         text = resources.files(__package__).joinpath(f"{name}.pyx").read_text(encoding="utf-8")
         gen = Generated(source=text, digest=hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                        action_names=(), losses=(), incremental=(), label=f"the {name} module")
+                        action_names=(), losses=(), incremental=(), label=f"the compiled {name} module")
         mod = _MODULES[name] = load_module(build(gen))
     return mod

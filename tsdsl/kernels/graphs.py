@@ -144,6 +144,7 @@ class GraphCoverage:
     over_budget: int = 0
     obstacles: dict = None         # reason -> graphs decided without a search
     seconds: float = 0.0
+    kernel_build_seconds: float = 0.0  # building the kernel first (the caller's), not in seconds
 
     def to_dict(self) -> dict:
         from dataclasses import asdict
@@ -168,7 +169,8 @@ class GraphCoverage:
             rows.append(f"  {'no derivation found:':<20}{self.not_derivable}")
         rows.append(f"undecided:            {pct(self.over_budget)}" + (f" (over the budget of {self.budget} "
                                                                         "configurations)" if self.over_budget else ""))
-        rows.append(f"time:                 {self.seconds:.2f} s")
+        build = f" (+ {self.kernel_build_seconds:.2f} s kernel build)" if self.kernel_build_seconds else ""
+        rows.append(f"time:                 {self.seconds:.2f} s{build}")
         return "\n".join(rows)
 
 

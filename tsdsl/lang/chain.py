@@ -112,6 +112,20 @@ def did_you_mean(name: str, base: Path) -> str:
     return f"; did you mean `{candidates[close[0]]}`?"
 
 
+def packaged_namesake(name: str) -> Optional[str]:
+    """The packaged system whose name a missing spec path ends in (``systems/arc-eager.ts``:
+    ``arc-eager``; ``x/readings/arc-hybrid-literal.ts``: ``readings/arc-hybrid-literal``), or
+    None.  The docs' paths are relative to the repository root: after ``pip install``, run
+    elsewhere, they name no file, while the name would load the same spec."""
+    path = Path(name)
+    stem = path.name[:-3] if path.name.endswith(".ts") else path.name
+    root = packaged_root()
+    if root is None or not stem:
+        return None
+    tried = ([f"readings/{stem}"] if path.parent.name == "readings" else []) + [stem, f"readings/{stem}"]
+    return next((t for t in tried if t != name and is_file(root / f"{t}.ts")), None)
+
+
 def is_file(p) -> bool:
     """``p.is_file()``, false instead of an OSError (name too long, permission denied...)."""
     try:

@@ -9,7 +9,7 @@ from .. import ir
 from ..errors import Diagnostic, DiagnosticSink, SpecSemanticError, SpecSyntaxError, Span, source_line
 from . import syntax as S
 from . import codes
-from .chain import did_you_mean, is_file, load_chain, merge, packaged_root, resolve_extends
+from .chain import did_you_mean, is_file, load_chain, merge, packaged_namesake, packaged_root, resolve_extends
 from .context import Context
 from .lower import lower_system
 from .parse import parse_file, parse_spec
@@ -32,6 +32,12 @@ def load_system(path: str | Path, overrides: Optional[dict[str, int | None]] = N
         if packaged is not None:
             p = packaged
         elif not p.exists():
+            namesake = packaged_namesake(str(path))
+            if namesake is not None:  # a docs' path run outside the repository, say
+                where = "" if p.is_absolute() else ", or run from the repository root"
+                raise SpecSyntaxError([Diagnostic(codes.UNREADABLE, "no such spec file (the packaged system of that "
+                                                  f"name is `{namesake}`: pass the name{where})",
+                                                  Span(str(path), 0, 0))])
             hint = did_you_mean(str(path), Path.cwd())
             if hint:  # a mistyped name or path: say what it probably meant
                 raise SpecSyntaxError([Diagnostic(codes.UNREADABLE, "no such spec file or packaged system" + hint,

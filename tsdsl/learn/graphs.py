@@ -43,6 +43,7 @@ from .tagger import columns_present, train_tagger
 from .outputs import build_outputs
 from .parser import IGNORED_COLUMNS, ROOT_LABEL, GraphParser, absent_columns, warn_absent_columns
 from .progress import Progress
+from .mode import training_mode
 
 LABEL_MIN_COUNT = 50
 """Enhanced labels seen fewer times in training are reduced to their universal steps."""
@@ -126,7 +127,8 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
             + (f"; {no_deps} sentences without DEPS skipped" if no_deps else "")
             + (f"; {reduced} rare labels reduced to universal steps" if reduced else ""))
     if progress is not None:
-        progress.write(note + "\n")
+        # graphs train along the canonical derivations (--search-follow does not apply)
+        progress.write(f"training: {training_mode('search', options, 0, follow='canonical')}\n{note}\n")
 
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
     meta = {"tag_columns": list(columns_present(train_columns)), IGNORED_COLUMNS: absent, "parser_tags": "gold",

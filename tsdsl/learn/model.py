@@ -105,7 +105,10 @@ def spec_sources(system: ir.System) -> tuple[dict[str, str], str]:
 
 def check_writable(out_dir: str | Path, force: bool = False) -> None:
     """Refuse, before any work, to replace an existing model (unless ``force``) or anything
-    else that is not an empty directory (even with ``force``: it may hold someone's files)."""
+    else that is not an empty directory (even with ``force``: it may hold someone's files),
+    and a directory that cannot take the model: :func:`save` writes a temporary sibling of
+    ``out_dir`` and renames it, so its parent must take a new file
+    (:func:`~tsdsl.files.check_parents` creates and removes one there)."""
     out = Path(out_dir)
     if not out.exists() and not out.is_symlink():
         check_parents(out)  # its directories are created when it is saved
@@ -114,8 +117,10 @@ def check_writable(out_dir: str | Path, force: bool = False) -> None:
         if not force:
             raise UsageError(f"{out}: already holds a model; refusing to overwrite it "
                              "(--force replaces it, or choose another --out)")
+        check_parents(out)
         return
     if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
+        check_parents(out)
         return
     raise UsageError(f"{out}: exists and is not a tsdsl model directory (nor empty); refusing to overwrite it")
 
@@ -160,6 +165,19 @@ def save(model: Model, out_dir: str | Path, *, force: bool = False) -> Path:
     place (an existing model, allowed by ``force``, is moved aside first and removed last)."""
     out = Path(out_dir)
     check_writable(out, force)
+    try:
+        _save_into(model, out)
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        # every step writes the model (its temporary sibling, the old one moved aside):
+        # name the directory the user gave, not a hidden temporary one
+        raise OSError(exc.errno, exc.strerror, os.fspath(out_dir)) from exc
+    return out
+
+
+def _save_into(model: Model, out: Path) -> None:
+    """:func:`save` after its checks: the temporary sibling written, then renamed."""
     parent = out.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
@@ -183,7 +201,6 @@ def save(model: Model, out_dir: str | Path, *, force: bool = False) -> Path:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return out
 
 
 def _read_json(path: Path) -> dict:

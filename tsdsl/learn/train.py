@@ -48,6 +48,7 @@ from .outputs import build_outputs, unit_names
 from .parser import IGNORED_COLUMNS, Parser, absent_columns, warn_absent_columns
 from .progress import Progress
 from .derived import DerivedUse, use_derived_oracle
+from .mode import training_mode
 from .repaired import RepairUse, use_repair
 from ..verify.repair import VERIFY_N
 from .epochs import BestEpoch
@@ -484,7 +485,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         if options.search_follow == "model":
             choice.note += ("; --search-follow model has no effect: it applies to the oracle by search "
                             "(--oracle search), and this spec trains with its declared oracle")
+    epochs = options.epochs or (MAX_EPOCHS if dev_sents else EPOCHS_WITHOUT_DEV)
     if progress is not None:
+        progress.write(f"training: {training_mode(oracle, options, epochs)}\n")
         line = choice.note
         if searched is not None:
             line += (f"; {len(searched.derived)} of {batch.sentences} derived"
@@ -528,7 +531,6 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
 
     n = len(keep_order)
     chunk = 256
-    epochs = options.epochs or (MAX_EPOCHS if dev_sents else EPOCHS_WITHOUT_DEV)
     bar = Progress(progress, epochs, n, batch.words)
     for epoch in range(1, epochs + 1):
         order = keep_order[rng.permutation(n)].astype(np.int32)

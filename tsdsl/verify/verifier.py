@@ -71,10 +71,13 @@ class Verdict:
     sizes: list[SizeStats] = field(default_factory=list)
     properties: dict[str, PropertyResult] = field(default_factory=dict)
     longest_ratio: Optional[float] = None
-    random_examples: int = 0
+    random_examples: int = 0  # random cases of both checks together: random_trees + random_derivations
+    random_trees: int = 0  # random trees of the class searched for (completeness)
+    random_derivations: int = 0  # random derivations walked (soundness, progress, termination)
     random_undecided: int = 0
     random_max_n: int = 0
     seconds: float = 0.0
+    kernel_build_seconds: float = 0.0  # building the compiled kernel first (the caller's), not in seconds
 
     @property
     def ok(self) -> bool:
@@ -208,8 +211,12 @@ CLASS_TEXT = {"projective": "a projective tree", "nonprojective": "a tree (cross
 
 def _detail(p: str, v: Verdict, cx: Optional[Counterexample], cyclic: bool) -> str:
     upto = f"n <= {v.exhaustive_up_to} exhaustively"
-    rnd = (f", {v.random_examples} random cases for n = {v.exhaustive_up_to + 1}..{v.random_max_n}"
-           if v.random_examples else "")
+    lengths = f"for n = {v.exhaustive_up_to + 1}..{v.random_max_n}"
+    # each line counts the random cases of the check that tests it: random trees are searched
+    # for (completeness), random derivations walked (the others)
+    count = v.random_trees if p == "completeness" else v.random_derivations
+    what = "tree" if p == "completeness" else "derivation"
+    rnd = f", {count} random {what}{'' if count == 1 else 's'} {lengths}" if count else ""
     if cx is not None:
         return f"fails at n = {cx.n}: {cx.note}"
     if p == "soundness":
@@ -263,14 +270,14 @@ def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, e
                    suppress_health_check=list(HealthCheck), print_blob=False,
                    verbosity=Verbosity.quiet)
     undecided = [0]
-    done = [0]  # cases drawn, up to each check's first failure (not Hypothesis's shrinking of it)
+    trees, walks = [0], [0]  # cases drawn per check, up to its first failure (not Hypothesis's shrinking)
     failed = [False]
 
     if system.covers != "any" and found["completeness"] is None:
         @cfg
         @given(class_trees_strategy(system.covers, min_n=lo, max_n=hi))
         def derivable(gold):
-            done[0] += not failed[0]
+            trees[0] += not failed[0]
             if compiled is not None and not system.multihead:
                 status = compiled_search(system, compiled, list(gold), 100 * budget)
                 if status == UNDECIDED:
@@ -300,7 +307,7 @@ def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, e
     @cfg
     @given(st.integers(min_value=lo, max_value=hi), st.randoms(use_true_random=False))
     def derivations(n, rnd):
-        done[0] += not failed[0]
+        walks[0] += not failed[0]
         c = it.initial(n)
         seq: list[str] = []
         limit = 4 * n * n + 4 * n + 20
@@ -326,7 +333,8 @@ def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, e
         if found[f.prop] is None:
             found[f.prop] = Counterexample(f.n, f.seq, note=f.note + " (random check)",
                                            trace=_trace_text(it, f.n, f.seq))
-    v.random_examples = done[0]
+    v.random_trees, v.random_derivations = trees[0], walks[0]
+    v.random_examples = trees[0] + walks[0]
     v.random_undecided = undecided[0]
 
 
@@ -367,5 +375,6 @@ def render_verdict(v: Verdict) -> str:
         lines.append(f"    {cx.note}")
         if cx.trace:
             lines.extend("    " + t for t in cx.trace.splitlines())
-    lines.append(f"  ({v.seconds:.1f} s)")
+    build = f" + {v.kernel_build_seconds:.1f} s kernel build" if v.kernel_build_seconds else ""
+    lines.append(f"  ({v.seconds:.1f} s{build})")
     return "\n".join(lines)
