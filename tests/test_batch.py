@@ -324,6 +324,73 @@ def test_errors_are_clear_and_change_nothing(kernels):
         compile_system(load_system(ROOT / "systems" / "attardi.ts"), fallback=False).batch([2], [[0, 1]]).costs()
 
 
+@pytest.mark.parametrize("golds, message", [
+    ([[5]], r"sentence 0: a gold head is outside 0..1 \(word 1: 5\)"),
+    ([[0], [-7, 1]], r"sentence 1: a gold head is outside 0..2 \(word 1: -7\)"),
+    ([[0, 10 ** 9]], r"sentence 0: a gold head is outside 0..2 \(word 2: 1000000000\)"),
+    ([[0, 10 ** 10]], "does not fit in int32"),
+    ([[0, 1.5]], "expected integers, got dtype float64"),
+    ([[1, 0, 2]], "sentence 0: word 1 is its own gold head"),
+    ([[2, 0, 2], [2, 3, 1]], "sentence 1: the gold heads have a cycle through word 1"),
+    ([[0, 3, 2]], "sentence 0: the gold heads have a cycle through word 2"),
+])
+def test_gold_heads_that_are_no_tree_are_refused_everywhere(kernels, golds, message):
+    """A new user's trial: oracle_pass([[5]]) returned heads [5] and one stuck sentence, no
+    error (batch() refused it), and both took self-loops and cycles.  One check, in pack(),
+    serves oracle_pass, batch, derive and attach_gold."""
+    it, ks = kernels["arc-eager"]
+    with pytest.raises(UsageError, match=message):
+        ks.oracle_pass(golds)
+    with pytest.raises(UsageError, match=message):
+        ks.pack(golds)
+    with pytest.raises(UsageError, match=message):
+        ks.batch([len(g) for g in golds], golds)
+    with pytest.raises(UsageError, match=message):
+        ks.derive(golds)
+    if len(golds) == 1:
+        with pytest.raises(UsageError, match=message.replace("sentence 0", "")):
+            ks.attach_gold(ks.initial(len(golds[0])), golds[0])
+
+
+def test_gold_trees_with_several_roots_or_empty_sentences_are_accepted(kernels):
+    it, ks = kernels["arc-eager"]
+    res = ks.oracle_pass([[0, 0, 2], [], [0]])
+    assert res.starts.tolist()[1] == res.starts.tolist()[2] and res.stuck_sentences == 0
+
+
+def test_a_negative_or_missing_label_count_is_refused(kernels):
+    it, ks = kernels["arc-eager"]
+    for call in (lambda: ks.oracle_pass([[0]], n_labels=-2), lambda: ks.pack([[0]], n_labels=-2),
+                 lambda: ks.batch([1], n_labels=-2)):
+        with pytest.raises(UsageError, match="n_labels must be 0 or more, not -2"):
+            call()
+    with pytest.raises(UsageError, match="labels need n_labels"):
+        ks.oracle_pass([[0]], [[0]])
+    with pytest.raises(UsageError, match=r"sentence 0: gold label id 3 \(word 3\) is outside 0..2"):
+        ks.oracle_pass([[2, 0, 2]], [[0, 1, 3]], n_labels=3)
+    with pytest.raises(UsageError, match="brings its own labels"):
+        ks.oracle_pass(ks.pack([[0]]), n_labels=2)
+
+
+def test_oracle_pass_sequence_indexes_like_a_list(kernels):
+    """sequence(-1) gave empty arrays (starts[-1]:starts[0]) and sequence(5) a bare numpy
+    IndexError: negative indexes count from the end, others name the range."""
+    it, ks = kernels["arc-eager"]
+    res = ks.oracle_pass([[0], [0, 1], [2, 0]])
+    for i in range(3):
+        assert [x.tolist() for x in res.sequence(i - 3)] == [x.tolist() for x in res.sequence(i)]
+    assert [ks.action_names[a] for a in res.sequence(-1)[0]] == ["SHIFT", "LEFT-ARC", "RIGHT-ARC"]
+    for bad in (3, -4):
+        with pytest.raises(IndexError, match=rf"sentence {bad} is out of range: the pass has 3 sentences"):
+            res.sequence(bad)
+    with pytest.raises(TypeError, match="must be an integer"):
+        res.sequence(1.0)
+    d = ks.derive([[0], [2, 0]])
+    assert d.sequence(-1)[0].tolist() == d.sequence(1)[0].tolist()
+    with pytest.raises(IndexError, match="out of range"):
+        d.sequence(2)
+
+
 def test_multihead_views(kernels):
     system = load_system(ROOT / "systems" / "dag.ts")
     ks = compile_system(system, fallback=False)
