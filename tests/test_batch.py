@@ -336,6 +336,73 @@ def test_a_multihead_spec_without_an_oracle_is_not_sent_to_derive_oracle(kernels
     assert "add an `oracle` block" in str(caught.value) and "derive-oracle" not in str(caught.value)
 
 
+@pytest.mark.parametrize("golds, message", [
+    ([[5]], r"sentence 0: a gold head is outside 0..1 \(word 1: 5\)"),
+    ([[0], [-7, 1]], r"sentence 1: a gold head is outside 0..2 \(word 1: -7\)"),
+    ([[0, 10 ** 9]], r"sentence 0: a gold head is outside 0..2 \(word 2: 1000000000\)"),
+    ([[0, 10 ** 10]], "does not fit in int32"),
+    ([[0, 1.5]], "expected integers, got dtype float64"),
+    ([[1, 0, 2]], "sentence 0: word 1 is its own gold head"),
+    ([[2, 0, 2], [2, 3, 1]], "sentence 1: the gold heads have a cycle through word 1"),
+    ([[0, 3, 2]], "sentence 0: the gold heads have a cycle through word 2"),
+])
+def test_gold_heads_that_are_no_tree_are_refused_everywhere(kernels, golds, message):
+    """A new user's trial: oracle_pass([[5]]) returned heads [5] and one stuck sentence, no
+    error (batch() refused it), and both took self-loops and cycles.  One check, in pack(),
+    serves oracle_pass, batch, derive and attach_gold."""
+    it, ks = kernels["arc-eager"]
+    with pytest.raises(UsageError, match=message):
+        ks.oracle_pass(golds)
+    with pytest.raises(UsageError, match=message):
+        ks.pack(golds)
+    with pytest.raises(UsageError, match=message):
+        ks.batch([len(g) for g in golds], golds)
+    with pytest.raises(UsageError, match=message):
+        ks.derive(golds)
+    if len(golds) == 1:
+        with pytest.raises(UsageError, match=message.replace("sentence 0", "")):
+            ks.attach_gold(ks.initial(len(golds[0])), golds[0])
+
+
+def test_gold_trees_with_several_roots_or_empty_sentences_are_accepted(kernels):
+    it, ks = kernels["arc-eager"]
+    res = ks.oracle_pass([[0, 0, 2], [], [0]])
+    assert res.starts.tolist()[1] == res.starts.tolist()[2] and res.stuck_sentences == 0
+
+
+def test_a_negative_or_missing_label_count_is_refused(kernels):
+    it, ks = kernels["arc-eager"]
+    for call in (lambda: ks.oracle_pass([[0]], n_labels=-2), lambda: ks.pack([[0]], n_labels=-2),
+                 lambda: ks.batch([1], n_labels=-2)):
+        with pytest.raises(UsageError, match="n_labels must be 0 or more, not -2"):
+            call()
+    with pytest.raises(UsageError, match="labels need n_labels"):
+        ks.oracle_pass([[0]], [[0]])
+    with pytest.raises(UsageError, match=r"sentence 0: gold label id 3 \(word 3\) is outside 0..2"):
+        ks.oracle_pass([[2, 0, 2]], [[0, 1, 3]], n_labels=3)
+    with pytest.raises(UsageError, match="brings its own labels"):
+        ks.oracle_pass(ks.pack([[0]]), n_labels=2)
+
+
+def test_oracle_pass_sequence_indexes_like_a_list(kernels):
+    """sequence(-1) gave empty arrays (starts[-1]:starts[0]) and sequence(5) a bare numpy
+    IndexError: negative indexes count from the end, others name the range."""
+    it, ks = kernels["arc-eager"]
+    res = ks.oracle_pass([[0], [0, 1], [2, 0]])
+    for i in range(3):
+        assert [x.tolist() for x in res.sequence(i - 3)] == [x.tolist() for x in res.sequence(i)]
+    assert [ks.action_names[a] for a in res.sequence(-1)[0]] == ["SHIFT", "LEFT-ARC", "RIGHT-ARC"]
+    for bad in (3, -4):
+        with pytest.raises(IndexError, match=rf"sentence {bad} is out of range: the pass has 3 sentences"):
+            res.sequence(bad)
+    with pytest.raises(TypeError, match="must be an integer"):
+        res.sequence(1.0)
+    d = ks.derive([[0], [2, 0]])
+    assert d.sequence(-1)[0].tolist() == d.sequence(1)[0].tolist()
+    with pytest.raises(IndexError, match="out of range"):
+        d.sequence(2)
+
+
 def test_multihead_views(kernels):
     system = load_system(ROOT / "systems" / "dag.ts")
     ks = compile_system(system, fallback=False)
@@ -364,6 +431,94 @@ def test_worked_example_learns_on_the_toy_treebank(kernels, capsys, monkeypatch)
 
     untrained, trained = uas(0), uas(3)
     assert trained > untrained + 40, (untrained, trained)
+
+
+def test_worked_example_runs_from_a_copy_with_the_default_spec(kernels, tmp_path):
+    """Copied out of the repository the example failed (`TS001: no such spec file`): its
+    default spec was the path systems/arc-eager.ts; now the packaged name arc-eager."""
+    import shutil
+    import subprocess
+    import sys
+
+    examples = ROOT / "docs" / "examples"
+    with_data, alone = tmp_path / "with-data", tmp_path / "alone"
+    for where, names in ((with_data, ["neural_batch.py", "toy-train.conllu", "toy-dev.conllu"]),
+                         (alone, ["neural_batch.py"])):
+        where.mkdir()
+        for name in names:
+            shutil.copy(examples / name, where)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    run = lambda where, *a: subprocess.run([sys.executable, "neural_batch.py", *a], capture_output=True,
+                                           text=True, cwd=tmp_path / where, env=env)
+    done = run(with_data, "--epochs", "0")
+    assert done.returncode == 0 and "dev UAS" in done.stdout, done.stderr
+    # without its data next to it, a copy says where the default files are, not a traceback
+    missing = run(alone, "--epochs", "0")
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert missing.stderr.startswith(f"neural_batch.py: no file {alone / 'toy-train.conllu'}: give TRAIN and DEV")
+
+
+@pytest.mark.parametrize("spec, why", [
+    ("easy-first", "it has capacity inf"),
+    ("dag", "it builds several heads per word"),
+    ("attardi", "it has no oracle block"),
+])
+def test_worked_example_refuses_specs_it_cannot_train_at_the_start(kernels, spec, why, monkeypatch):
+    """`neural_batch.py easy-first ...` failed deep in numpy (`operands could not be broadcast
+    (32,180) (32,0)`): capacity inf has no fixed action set for the MLP's outputs."""
+    import runpy
+
+    monkeypatch.chdir(ROOT)
+    example = runpy.run_path(str(ROOT / "docs" / "examples" / "neural_batch.py"))
+    with pytest.raises(SystemExit, match=f"neural_batch.py: cannot train .*: {why}"):
+        example["main"]([spec])
+
+
+def test_worked_example_labels_the_words_covington_attaches_at_the_end(kernels, monkeypatch):
+    """Covington printed `dev UAS 100.0 LAS 84.8`: the words its `finally` rule attaches got
+    label -1.  They get the root label now, as a trained parser gives them."""
+    import runpy
+
+    from tsdsl.treebank.conllu import read_conllu
+
+    monkeypatch.chdir(ROOT)
+    example = runpy.run_path(str(ROOT / "docs" / "examples" / "neural_batch.py"))
+    it, ks = kernels["covington"]
+    train = read_conllu(ROOT / "docs" / "examples" / "toy-train.conllu")
+    dev = read_conllu(ROOT / "docs" / "examples" / "toy-dev.conllu")
+    vocab = example["Vocab"](train)
+    L = len(vocab.labels)
+    root = vocab.label_id[example["root_label_of"](train)]
+    assert example["root_label_of"](train) == "root"
+    model = example["MLP"](len(vocab.words) + 3, len(vocab.tags) + 3, 2 * len(ks.system.lists), ks.n_actions * L,
+                           np.random.default_rng(0))  # untrained: it leaves many words to the end rule
+    heads, labels = example["parse"](ks, model, vocab, dev, 32, L, root)
+    assert (heads >= 0).all() and (labels >= 0).all()
+
+
+def test_finished_labels_name_the_words_the_end_rule_attaches(kernels):
+    """`StateBatch.labels(finished=True)` was documented but raised TypeError."""
+    it, ks = kernels["covington"]
+    batch = ks.batch([3, 2], n_labels=4)
+    names = batch.action_names
+    batch.apply([names.index("SHIFT")] * 2)
+    # sentence 0: LEFT-ARC 2 -> 1 labeled 3; nothing else is built in either sentence
+    batch.apply([names.index("LEFT-ARC"), -1], [3, -1])
+    while not batch.done:
+        live = ~batch.is_terminal()
+        mask = batch.legal_mask()
+        act = np.where(live, np.argmax(mask * (np.array(batch.takes_label) == 0), axis=1), -1)
+        batch.apply(act)
+    assert batch.labels().tolist() == [[-1, 3, -1, -1], [-1, -1, -1, -1]]
+    assert batch.heads(finished=True).tolist() == [[-1, 2, 0, 0], [-1, 0, 0, -1]]
+    assert batch.labels(finished=True, root_label=1).tolist() == [[-1, 3, 1, 1], [-1, 1, 1, -1]]
+    assert batch.labels(finished=True, root_label=-1).tolist() == batch.labels().tolist()
+    with pytest.raises(UsageError, match=r"labels\(finished=True\) needs root_label"):
+        batch.labels(finished=True)
+    with pytest.raises(UsageError, match=r"root_label must be a label id in 0..3 or -1, not 4"):
+        batch.labels(finished=True, root_label=4)
+    with pytest.raises(UsageError, match="root_label goes with finished=True"):
+        batch.labels(root_label=1)
 
 
 def test_one_state_apply_takes_integer_ids(kernels):

@@ -493,6 +493,31 @@ def test_an_output_that_names_a_directory_is_refused_with_the_users_path(capsys,
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
 
 
+@pytest.mark.parametrize("option, bad, reason", [
+    ("-o", "afile", "it exists and is not a directory"),
+    ("-o", "/dev/null", "it exists and is not a directory"),
+    ("-o", "afile/cache", "afile is not a directory"),
+    ("-o", "/proc/nope", "No such file or directory"),
+    ("--emit-pyx", "/proc/nope/k.pyx", "No such file or directory"),
+    ("--emit-pyx", "afile/k.pyx", "afile is not a directory"),
+])
+def test_compile_refuses_a_bad_output_path_before_building(capsys, tmp_path, monkeypatch, option, bad, reason):
+    """`compile -o k/k.pyx` (a file) said `cannot write the kernel cache k/k.pyx: File exists`
+    with exit 1 and no `tsdsl:`, and `--emit-pyx /proc/nope/k.pyx` named `_runtime.pxi`:
+    every bad path is now a usage error naming the path given, found before the build."""
+    import tsdsl.kernels.build
+
+    if bad.startswith("/proc/") and not Path("/proc").is_dir():
+        pytest.skip("no /proc here")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    monkeypatch.setattr(tsdsl.kernels.build, "build", lambda *a, **k: pytest.fail("built before the path check"))
+    argv = ["compile", "arc-hybrid", option, bad] + (["--build"] if option == "--emit-pyx" else [])
+    code, out, err = run(capsys, *argv)
+    assert (code, out, err) == (2, "", f"tsdsl: cannot write {bad}: {reason}\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["afile"]
+
+
 def test_outputs_create_their_missing_directories(capsys, tmp_path):
     from tsdsl.treebank.conllu import read_conllu, write_conllu
 

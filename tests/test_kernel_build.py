@@ -202,6 +202,56 @@ def test_failed_build_names_the_generated_file_and_the_error(tmp_path):
     assert ".pyx:1:" in text  # Cython's located message
 
 
+def test_a_relative_cache_directory_from_the_environment_is_made_absolute(tmp_path, monkeypatch):
+    """TSDSL_CACHE_DIR=relenv: the build runs Cython inside the cache, where the relative path
+    named nothing (Cython's 'doesn't match any files', and every command fell back to the
+    interpreter).  The failing source shows that Cython now reads the generated file."""
+    from tsdsl.kernels.build import kernel_cache_dir
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TSDSL_CACHE_DIR", "relenv")
+    assert kernel_cache_dir() == tmp_path / "relenv"
+    bad = Generated(source="cdef int f(:\n    pass\n", digest="x", action_names=(), losses=(), incremental=())
+    with pytest.raises(KernelBuildError) as err:
+        build(bad)
+    first = str(err.value).splitlines()[0]
+    assert "doesn't match any files" not in str(err.value)
+    # the reason is on the first line, which is all a one-line note shows
+    assert first.startswith(f"building the kernel {tmp_path / 'relenv'}") and ".pyx:1:" in first
+
+
+def test_cli_compile_into_a_relative_cache_directory(tmp_path):
+    """`tsdsl compile SPEC -o relcache` builds into ./relcache (it ended in a Cython traceback)."""
+    env = {k: v for k, v in os.environ.items() if k != "TSDSL_CACHE_DIR"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    run = subprocess.run([sys.executable, "-m", "tsdsl.cli", "compile", "arc-hybrid", "-o", "relcache"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert run.returncode == 0 and "built in" in run.stdout, run.stderr
+    assert [p.name for p in (tmp_path / "relcache").iterdir() if not p.name.startswith(".")] != []
+    assert f"{tmp_path / 'relcache'}" in run.stdout
+    # the same directory through the environment, from the same place: a cache hit
+    env["TSDSL_CACHE_DIR"] = "relcache"
+    again = subprocess.run([sys.executable, "-m", "tsdsl.cli", "compile", "arc-hybrid"],
+                           capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert again.returncode == 0 and "cache hit" in again.stdout, again.stderr
+
+
+def test_the_interpreter_fallback_note_says_why(monkeypatch, capsys):
+    """A build failure whose message puts the reason on the next line still gets a note that
+    names it (the note showed `...failed:)` with nothing after)."""
+    import tsdsl.kernels
+    from tsdsl import load_system
+    from tsdsl.cli.checks import kernel_of
+
+    def failing(*a, **k):
+        raise KernelBuildError("building the kernel /c/failed-x/k.pyx failed:\nValueError: no such file")
+
+    monkeypatch.setattr(tsdsl.kernels, "compile_system", failing)
+    assert kernel_of(load_system("arc-hybrid")) is None
+    note = capsys.readouterr().err
+    assert "failed: ValueError: no such file); searching in the interpreter" in note
+
+
 def test_without_a_compiler_loading_falls_back_to_the_interpreter(tmp_path, monkeypatch):
     monkeypatch.setenv("CC", "/nonexistent/cc")
     with pytest.warns(RuntimeWarning, match="no C compiler"):

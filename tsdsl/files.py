@@ -79,6 +79,33 @@ def _try_creating_in(directory: Path, path: str | Path) -> None:
         os.unlink(probe)
 
 
+def check_output_dir(path: str | Path, named: Optional[str | Path] = None) -> Path:
+    """The directory ``path`` names, checked as an output before a command's work: created
+    when missing, and a file made in it and removed at once, so that a directory that cannot
+    be written (a read-only or virtual file system, no permission) is refused at once rather
+    than after a long build.  Errors name ``named`` (default: ``path``), the path the user
+    gave: a file's directory is checked on behalf of the file.
+
+    Raises:
+        UsageError: ``path`` exists and is not a directory, lies under a file, or cannot be
+            created or written into (the system's reason).
+    """
+    text = os.fspath(named if named is not None else path)
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        which = "it" if named is None else os.fspath(target)
+        raise UsageError(f"cannot write {text}: {which} exists and is not a directory")
+    check_parents(target)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".tsdsl-check-", dir=target)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"cannot write {text}: {exc.strerror or exc}") from None
+    return target
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | Path) -> Iterator[BinaryIO]:
     """Open the output file ``path`` for writing bytes; it appears (or replaces the old one)

@@ -1,8 +1,11 @@
 """A tiny neural parser trained through the batch API, in numpy only.
 
-Run from the repository root (a few seconds on the toy treebank)::
+Run from anywhere (a few seconds on the toy treebank)::
 
     python docs/examples/neural_batch.py [SPEC] [TRAIN] [DEV] [--epochs N] [--batch B]
+
+SPEC is a packaged spec name (``arc-eager``, the default) or a spec file; TRAIN and DEV
+default to the toy treebank next to this script.
 
 What it shows: a compiled system's :class:`~tsdsl.kernels.batch.StateBatch` steps B sentences
 at once; each step reads the configurations through array views (the two tokens at the open
@@ -12,13 +15,28 @@ MLP over word and UPOS embeddings, and learns from the dynamic oracle's labeled 
 puts on the optimal legal outputs (those of least cost).  From the second epoch on the parser
 follows its own prediction (exploration, as Goldberg & Nivre 2012 train with a dynamic oracle),
 so it learns from its own mistakes.  Dev UAS/LAS are measured by parsing through the same API
-without gold trees.  Any spec with an oracle block works; arc-eager is the default.
+without gold trees; the words the spec attaches at the end (Covington's ``attach headless to
+root``) get the root label, the commonest label of root arcs in training, as a trained tsdsl
+parser gives them (``labels(finished=True, root_label=...)``).
+
+Arcs that a spec builds ``unlabeled`` (arc-eager-nm-2013's REDUCE) keep label -1 and count as
+wrong in LAS: a trained tsdsl parser gives them the label it noted for the arc, which this
+example does not learn.
+
+Single-head specs with an oracle block and a fixed action set work.  The others are refused
+at the start: capacity-inf specs (easy-first: an action per position, their number growing
+with the sentence), as this MLP scores a fixed set of outputs from the ends of the lists and
+such a spec needs a score per position (``tsdsl train`` does that); multihead specs (dag);
+specs without an oracle block.  A spec whose oracle's least-cost actions can lead into a dead
+end (arc-eager-tree-constrained, arc-eager-unshift: their first oracles are lower bounds) stops with a
+message when one is reached.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -129,8 +147,11 @@ def run_epoch(ks, model, vocab, sentences, tb, rng, B, explore):
             live = ~batch.is_terminal()
             costs = batch.costs().reshape(len(idx), -1)  # [B, A * L]
             legal = (costs != ILLEGAL) & keep
-            if not legal[live].any(axis=1).all():
-                raise SystemExit("a configuration has no legal action but is not terminal")
+            stuck = live & ~legal.any(axis=1)
+            if stuck.any():
+                raise SystemExit(f"neural_batch.py: {ks.system.name}: a configuration reached a dead end (no legal "
+                                 f"action, not terminal); this example needs a spec whose oracle's least-cost "
+                                 f"actions, and the model's choices, never lead into one")
             best = np.where(legal, costs, np.iinfo(np.int32).max).min(axis=1, keepdims=True)
             optimal = legal & (costs == best)
             scores, cache = model.forward(*slot_features(batch, toks))
@@ -151,8 +172,9 @@ def run_epoch(ks, model, vocab, sentences, tb, rng, B, explore):
     return total / max(steps, 1), steps
 
 
-def parse(ks, model, vocab, sentences, B, n_labels):
-    """Heads and label ids [words] of every sentence, greedy, through batches without gold."""
+def parse(ks, model, vocab, sentences, B, n_labels, root_label):
+    """Heads and label ids [words] of every sentence, greedy, through batches without gold;
+    the words the spec's end-of-parse rule attaches get the label id ``root_label``."""
     heads, labels = [], []
     for start in range(0, len(sentences), B):
         chunk = sentences[start:start + B]
@@ -166,35 +188,63 @@ def parse(ks, model, vocab, sentences, B, n_labels):
             scores, _ = model.forward(*slot_features(batch, toks))
             choice = np.where(legal, scores, -np.inf).argmax(axis=1)
             batch.apply(np.where(live, choice // L, -1), np.where(live, choice % L, -1))
-        h, l = batch.heads(finished=True), batch.labels()
+        h, l = batch.heads(finished=True), batch.labels(finished=True, root_label=root_label)
         for b, s in enumerate(chunk):
             heads.extend(h[b, 1:s.n + 1])
             labels.extend(l[b, 1:s.n + 1])
     return np.array(heads), np.array(labels)
 
 
+def usable(ks) -> None:
+    """Stop, saying why, for a spec this example cannot train (before any work)."""
+    system = ks.system
+    why = None
+    if system.multihead:
+        why = "it builds several heads per word; this example reads one head per word"
+    elif system.unbounded:
+        why = ("it has capacity inf: its actions (one per position) grow with the sentence, and this MLP "
+               "scores a fixed set of outputs; train it with `tsdsl train`, which scores every position")
+    elif not ks.gen.losses:
+        why = "it has no oracle block, so the batch API has no costs to learn from"
+    if why:
+        raise SystemExit(f"neural_batch.py: cannot train {system.name}: {why}")
+
+
+def root_label_of(sentences) -> str:
+    """The commonest label of root arcs (head 0) in ``sentences``, as `tsdsl train` picks the
+    label a trained parser gives the words attached to the root at the end."""
+    counts = Counter(l for s in sentences for h, l in zip(s.heads, s.deprels) if h == 0)
+    return counts.most_common(1)[0][0] if counts else "root"
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("spec", nargs="?", default="systems/arc-eager.ts")
+    ap.add_argument("spec", nargs="?", default="arc-eager", help="a packaged spec name or a spec file")
     ap.add_argument("train", nargs="?", default=str(HERE / "toy-train.conllu"))
     ap.add_argument("dev", nargs="?", default=str(HERE / "toy-dev.conllu"))
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
+    for path in (args.train, args.dev):
+        if not Path(path).is_file():
+            raise SystemExit(f"neural_batch.py: no file {path}: give TRAIN and DEV (the toy treebank of the "
+                             f"default is docs/examples/toy-*.conllu in the tsdsl repository)")
     rng = np.random.default_rng(args.seed)
     ks = compile_system(args.spec, fallback=False)
+    usable(ks)
     train = [s for s in read_conllu(args.train)]
     dev = read_conllu(args.dev)
     vocab = Vocab(train)
     L = len(vocab.labels)
+    root_label = vocab.label_id.get(root_label_of(train), -1)
     tb = ks.pack([list(s.heads) for s in train], [[vocab.label_id[l] for l in s.deprels] for s in train], L)
     n_slots = 2 * len(ks.system.lists)  # two tokens per list
     model = MLP(len(vocab.words) + 3, len(vocab.tags) + 3, n_slots, ks.n_actions * L, rng)
     for epoch in range(args.epochs):
         loss, steps = run_epoch(ks, model, vocab, train, tb, rng, args.batch, explore=epoch > 0)
         print(f"epoch {epoch + 1}: {steps} steps, loss {loss:.3f}")
-    heads, labels = parse(ks, model, vocab, dev, args.batch, L)
+    heads, labels = parse(ks, model, vocab, dev, args.batch, L, root_label)
     gold_h = np.array([h for s in dev for h in s.heads])
     gold_l = np.array([vocab.label_id.get(l, -1) for s in dev for l in s.deprels])
     uas = (heads == gold_h).mean()

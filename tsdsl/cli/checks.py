@@ -121,8 +121,8 @@ def kernel_of(system) -> tuple:
     try:
         return timed_kernel(system)
     except KernelBuildError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else "build failed"
-        print(f"note: {system.name}: no compiled kernel ({first}); searching in the interpreter", file=sys.stderr)
+        print(f"note: {system.name}: no compiled kernel ({failure_reason(exc)}); searching in the interpreter",
+              file=sys.stderr)
         return None, 0.0
 
 
@@ -141,6 +141,17 @@ def timed_kernel(system) -> tuple:
     t0 = time.perf_counter()
     kernel = compile_system(system, fallback=False)
     return kernel, 0.0 if kernel.built.cached else time.perf_counter() - t0
+
+
+def failure_reason(exc: Exception) -> str:
+    """A failure's message in one line that still says why: its first line, and when that
+    only introduces what follows (ends in a colon), the first line after it too."""
+    lines = [l.strip() for l in str(exc).splitlines() if l.strip()]
+    if not lines:
+        return f"{type(exc).__name__}, no message"
+    if lines[0].endswith(":") and len(lines) > 1:
+        return f"{lines[0]} {lines[1]}"
+    return lines[0]
 
 
 class Coverage(Command):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import TsdslError, UsageError
-from ..files import check_output
+from ..files import check_output, check_output_dir
 from ..interp import Interpreter
 from ..lang import load_system, packaged_systems
 from ..show import render_json, render_text
@@ -210,22 +210,29 @@ class Compile(Command):
         from ..kernels.build import build, kernel_cache_dir, load_module
         from ..kernels.codegen import generate
 
+        # every output path is checked before the work, and its errors name the path given
         if args.emit_pyx not in (None, "-"):
-            check_output(args.emit_pyx)
+            check_output_dir(check_output(args.emit_pyx).parent, named=args.emit_pyx)
+        building = args.emit_pyx is None or args.build
+        cache = check_output_dir(args.output) if args.output and building else None
         system = load_system(args.spec, parse_overrides(args.set))
         gen = generate(system)
         if args.emit_pyx is not None:
             if args.emit_pyx == "-":
                 sys.stdout.write(gen.source)
             else:
-                gen.write(Path(args.emit_pyx))
+                try:
+                    gen.write(Path(args.emit_pyx))
+                except OSError as exc:
+                    raise UsageError(f"cannot write {args.emit_pyx}: {exc.strerror or exc}") from None
                 shared = ", ".join(name for name, _ in gen.includes)
                 print(f"{args.spec}: generated Cython written to {args.emit_pyx} "
                       f"({len(gen.source.splitlines())} lines; it includes {shared}, written next to it)")
             if not args.build:
                 return 0
         t0 = time.perf_counter()
-        cache = Path(args.output) if args.output else kernel_cache_dir()
+        if cache is None:
+            cache = check_output_dir(kernel_cache_dir())
         built = build(gen, cache, force=args.force)
         load_module(built)
         seconds = time.perf_counter() - t0

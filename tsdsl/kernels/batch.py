@@ -11,7 +11,8 @@ whole batch in one Cython loop without the GIL and reads or writes numpy arrays:
   configuration alone, e.g. a finished one);
 - views of the configurations, copied once into arrays the caller may provide: ``lists()``
   (tokens of every list, padded with -1, and the lengths), ``places()`` (the list and index
-  of every token), ``heads()`` and ``labels()``.
+  of every token), ``heads()`` and ``labels()`` (``finished=True``: with the spec's
+  end-of-parse attachments, labeled ``root_label``).
 
 Every array is checked here for its dtype, shape, contiguity and writability, with a
 :class:`~tsdsl.errors.UsageError` that says what was expected; the kernel checks sizes again.
@@ -199,11 +200,41 @@ class StateBatch:
         self._k.heads(out, None, self.max_len, bool(finished))
         return out
 
-    def labels(self, out: Optional[np.ndarray] = None) -> np.ndarray:
-        """int32 [B, max_len]: the label id of each word's arc (-1: none), as :meth:`heads`."""
+    def labels(self, out: Optional[np.ndarray] = None, *, finished: bool = False,
+               root_label: Optional[int] = None) -> np.ndarray:
+        """int32 [B, max_len]: the label id of each word's arc (-1: none), as :meth:`heads`.
+
+        ``finished=True`` goes with ``heads(finished=True)``: the words that only the spec's
+        end-of-parse rule attaches (no action labeled them) get ``root_label``.  A trained
+        parser (:mod:`tsdsl.learn.parser`, through ``System.finish``) gives them its root
+        label, the commonest label of root arcs in its training data: pass that label's id.
+        It is required, because the batch knows no label names (-1 leaves those words
+        unlabeled, and so wrong in a labeled score).
+
+        Raises:
+            UsageError: ``finished=True`` without ``root_label``, a ``root_label`` outside
+                -1..n_labels-1, or a ``root_label`` without ``finished=True``.
+        """
         out = _out(out, (self.size, self.max_len), np.int32, "labels out")
         self._check_single_head()
-        self._k.heads(np.empty((self.size, self.max_len), dtype=np.int32), out, self.max_len, False)
+        if not finished:
+            if root_label is not None:
+                raise UsageError("labels: root_label goes with finished=True (the words the end-of-parse rule "
+                                 "attaches)")
+            self._k.heads(np.empty((self.size, self.max_len), dtype=np.int32), out, self.max_len, False)
+            return out
+        if root_label is None:
+            raise UsageError("labels(finished=True) needs root_label: the label id for the words that the "
+                             "end-of-parse rule attaches to the root (a parser's root label; -1: none)")
+        if isinstance(root_label, (bool, np.bool_)) or not isinstance(root_label, (int, np.integer)) \
+                or not -1 <= root_label < self.n_labels:
+            raise UsageError(f"labels: root_label must be a label id in 0..{self.n_labels - 1} or -1, "
+                             f"not {root_label!r}")
+        built = np.empty((self.size, self.max_len), dtype=np.int32)
+        self._k.heads(built, out, self.max_len, False)
+        final = np.empty_like(built)
+        self._k.heads(final, None, self.max_len, True)
+        out[(built < 0) & (final >= 0)] = root_label
         return out
 
     def _check_single_head(self) -> None:

@@ -58,12 +58,20 @@ class NoCompilerError(KernelBuildError):
 
 
 def kernel_cache_dir() -> Path:
-    """Where kernels are cached: $TSDSL_CACHE_DIR, else $XDG_CACHE_HOME/tsdsl/kernels (~/.cache)."""
+    """Where kernels are cached: $TSDSL_CACHE_DIR, else $XDG_CACHE_HOME/tsdsl/kernels (~/.cache).
+    Always an absolute path (see :func:`absolute_dir`)."""
     env = os.environ.get("TSDSL_CACHE_DIR")
     if env:
-        return Path(env)
+        return absolute_dir(env)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tsdsl" / "kernels"
+    return absolute_dir(Path(base) / "tsdsl" / "kernels")
+
+
+def absolute_dir(path: Union[str, Path]) -> Path:
+    """``path`` made absolute against the current directory (``~`` expanded), as a kernel
+    cache directory must be: the build runs Cython in a subdirectory of it, where a relative
+    path would name nothing, and a process that changes directory must keep finding it."""
+    return Path(os.path.abspath(os.path.expanduser(os.fspath(path))))
 
 
 def _cython_version() -> str:
@@ -116,7 +124,7 @@ def build(gen: Generated, cache_dir: Optional[Path] = None, *, force: bool = Fal
         NoCompilerError: no C compiler.
         KernelBuildError: Cython or the compiler failed; the message names the generated file.
     """
-    root = Path(cache_dir) if cache_dir is not None else kernel_cache_dir()
+    root = absolute_dir(cache_dir) if cache_dir is not None else kernel_cache_dir()
     key = cache_key(gen)
     name = f"tsdsl_kernel_{key}"
     final = root / key
@@ -141,8 +149,9 @@ def build(gen: Generated, cache_dir: Optional[Path] = None, *, force: bool = Fal
             kept = root / f"failed-{key}"
             shutil.rmtree(kept, ignore_errors=True)
             os.replace(tmp, kept)
-            message = _compiler_message(proc.stdout + proc.stderr)
-            raise KernelBuildError(f"building the kernel {kept / pyx.name} failed:\n{message}")
+            reason, message = _compiler_message(proc.stdout + proc.stderr)
+            raise KernelBuildError(f"building the kernel {kept / pyx.name} failed: {reason}"
+                                   + (f"\n{message}" if message else ""))
         shutil.rmtree(tmp / "build-temp", ignore_errors=True)
         (tmp / "kernel.json").write_text(json.dumps({
             "module": name, "tsdsl": __version__, "generator": GENERATOR_VERSION, "cython": _cython_version(),
@@ -174,12 +183,18 @@ def _find(final: Path, name: str) -> Optional[Built]:
     return Built(final, name, ext, final / f"{name}.pyx", cached=True)
 
 
-def _compiler_message(text: str) -> str:
-    """The informative lines of a Cython/compiler log: located messages first (at most 30)."""
+def _compiler_message(text: str) -> tuple[str, str]:
+    """The reason of a failed Cython/compiler run in one line, and the informative lines of
+    its log (at most 30: the located messages, else the log's end).  The reason is the first
+    located message, else the log's last line (a Python traceback's exception, the
+    compiler driver's verdict), so that a one-line report of the failure still says why."""
     lines = [l for l in text.splitlines() if l.strip()]
     located = [l for l in lines if re.search(r"\.(pyx|c):\d+:\d+: ", l)]
-    chosen = located or lines[-30:]
-    return "\n".join(chosen[:30]) or "(no output)"
+    chosen = (located or lines[-30:])[:30]
+    if not chosen:
+        return "(no output)", ""
+    reason = chosen[0].strip() if located else chosen[-1].strip()
+    return reason, "\n".join(chosen)
 
 
 def load_module(built: Built):

@@ -9,6 +9,7 @@ arrays and release the GIL: this is also the API a neural parser would call.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
@@ -19,6 +20,97 @@ from ..errors import OracleError, UsageError
 from ..treebank.trees import Tree
 from .batch import StateBatch
 from .codegen import Generated
+
+
+def _sentence_bounds(starts: np.ndarray, i) -> tuple[int, int]:
+    """Where sentence ``i``'s actions lie in a log with sentence offsets ``starts`` (n + 1 of
+    them); a negative ``i`` counts from the end, as a list index does."""
+    n = len(starts) - 1
+    try:
+        k = operator.index(i)
+    except TypeError:
+        raise TypeError(f"sentence index must be an integer, not {type(i).__name__}") from None
+    if not -n <= k < n:
+        raise IndexError(f"sentence {k} is out of range: the pass has {n} sentence{'s' if n != 1 else ''}"
+                         + (f" (0..{n - 1}, or -{n}..-1 from the end)" if n else ""))
+    k %= n
+    return int(starts[k]), int(starts[k + 1])
+
+
+def _flat_ints(rows, what: str) -> np.ndarray:
+    """The integer sequences ``rows`` concatenated into one int32 array; refused (UsageError)
+    when a value is not an integer or does not fit in int32, which a cast would wrap or
+    truncate into another valid-looking number."""
+    parts = [a for a in map(np.asarray, rows) if a.size]  # an empty row is float64: it would cast the rest
+    try:
+        flat = np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
+    except ValueError:  # a scalar, or rows of other shapes
+        raise UsageError(f"{what}: expected one sequence of integers per sentence") from None
+    if flat.ndim != 1:
+        raise UsageError(f"{what}: expected one sequence of integers per sentence, not rows of shape {flat.shape[1:]}")
+    if flat.dtype.kind not in "iu":
+        raise UsageError(f"{what}: expected integers, got dtype {flat.dtype.name}")
+    if flat.dtype != np.int32:
+        if flat.size and (flat.min() < -(2 ** 31) or flat.max() >= 2 ** 31):
+            raise UsageError(f"{what}: a value does not fit in int32")
+        flat = flat.astype(np.int32)
+    return flat
+
+
+def check_gold_trees(heads: np.ndarray, offsets: np.ndarray) -> None:
+    """Refuse gold heads that are not trees: sentence i's heads (CoNLL-U numbering) are
+    ``heads[offsets[i]:offsets[i + 1]]``, each in 0..n, none a word's own, and no cycle
+    (every word reaches the root 0; several words may take it).  The one check behind
+    :meth:`CompiledSystem.pack`, :meth:`~CompiledSystem.oracle_pass`,
+    :meth:`~CompiledSystem.batch`, :meth:`~CompiledSystem.derive` and
+    :meth:`~CompiledSystem.attach_gold`: costs under a non-tree mean nothing, and the
+    oracle pass would count the sentence as stuck without saying why.  Vectorised (numpy,
+    O(words log n)), once per call, not per step.
+
+    Raises:
+        UsageError: naming the first bad sentence and word.
+    """
+    from ..treebank.trees import cycle_word, reaches_root
+
+    heads = np.asarray(heads)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    total = int(offsets[-1]) if len(offsets) else 0
+    if not total:
+        return
+    lengths = np.diff(offsets)
+    sent = np.repeat(np.arange(len(lengths)), lengths)
+    word = np.arange(total) - offsets[sent] + 1  # CoNLL-U number of each word
+    n = lengths[sent]
+    h = heads[:total].astype(np.int64)
+
+    def first(bad: np.ndarray) -> tuple[int, int, int]:
+        k = int(np.flatnonzero(bad)[0])
+        return int(sent[k]), int(word[k]), int(h[k])
+
+    bad = (h < 0) | (h > n)
+    if bad.any():
+        si, d, x = first(bad)
+        raise UsageError(f"sentence {si}: a gold head is outside 0..{lengths[si]} (word {d}: {x})")
+    bad = h == word
+    if bad.any():
+        si, d, _ = first(bad)
+        raise UsageError(f"sentence {si}: word {d} is its own gold head")
+    bad = ~reaches_root(h, offsets)
+    if bad.any():
+        si = first(bad)[0]
+        d = cycle_word(h[offsets[si]:offsets[si + 1]].tolist())
+        raise UsageError(f"sentence {si}: the gold heads have a cycle through word {d}")
+
+
+def check_label_ids(labels: np.ndarray, offsets: np.ndarray, n_labels: int) -> None:
+    """Refuse a gold label id outside 0..n_labels-1 (sentence i's ids are
+    ``labels[offsets[i]:offsets[i + 1]]``), naming the first one's sentence and word."""
+    bad = np.flatnonzero((labels < 0) | (labels >= n_labels))
+    if len(bad):
+        k = int(bad[0])
+        si = int(np.searchsorted(offsets, k, side="right")) - 1
+        raise UsageError(f"sentence {si}: gold label id {int(labels[k])} (word {k - int(offsets[si]) + 1}) "
+                         f"is outside 0..{n_labels - 1}")
 
 
 @dataclass(frozen=True)
@@ -35,8 +127,9 @@ class OraclePass:
     starts: np.ndarray  # sentence i's actions and labels: actions[starts[i]:starts[i + 1]] (n_sent + 1 offsets)
 
     def sequence(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """Sentence ``i``'s actions and label ids."""
-        a, b = self.starts[i], self.starts[i + 1]
+        """Sentence ``i``'s actions and label ids (negative ``i`` counts from the end, as in a
+        list; out of range: IndexError)."""
+        a, b = _sentence_bounds(self.starts, i)
         return self.actions[a:b], self.labels[a:b]
 
 
@@ -52,8 +145,9 @@ class Derivations:
     DERIVED, NOT_DERIVABLE, OVER_BUDGET, OUT_OF_MEMORY = 1, 0, -1, -2
 
     def sequence(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """Sentence ``i``'s actions and label ids (empty unless it was derived)."""
-        a, b = self.starts[i], self.starts[i + 1]
+        """Sentence ``i``'s actions and label ids (empty unless it was derived; ``i`` as for
+        :meth:`OraclePass.sequence`)."""
+        a, b = _sentence_bounds(self.starts, i)
         return self.actions[a:b], self.labels[a:b]
 
 
@@ -113,6 +207,17 @@ def grown_derivations(run, n_sent: int, cap: int) -> Derivations:
         if not overflow:
             return Derivations(acts[:T].copy(), labs[:T].copy(), starts.copy(), status[:n_sent].copy())
         cap = T + 16
+
+
+def _count(value, what: str) -> int:
+    """A non-negative integer argument (a number of label ids), or a UsageError naming it."""
+    try:
+        k = operator.index(value)
+    except TypeError:
+        raise UsageError(f"{what} must be an integer, not {type(value).__name__}") from None
+    if k < 0:
+        raise UsageError(f"{what} must be 0 or more, not {k}")
+    return k
 
 
 def _buffer(out: Optional[np.ndarray], length: int, dtype) -> np.ndarray:
@@ -291,8 +396,11 @@ class CompiledSystem:
         return out
 
     def attach_gold(self, state, heads: Sequence[int], labels: Optional[Sequence[str]] = None) -> None:
-        """Attach a gold tree (CoNLL-U heads, optional label strings) for costs and losses."""
+        """Attach a gold tree (CoNLL-U heads, optional label strings) for costs and losses
+        (checked as :func:`check_gold_trees` does)."""
         ids = None if labels is None else [self.label_id(l) for l in labels]
+        flat = _flat_ints([heads], "gold heads")
+        check_gold_trees(flat, np.array([0, len(flat)]))
         try:
             gold = self.module.KGold(list(heads), ids)
             self.module.attach_gold(state, gold)
@@ -339,19 +447,29 @@ class CompiledSystem:
     @staticmethod
     def pack(heads: Sequence[Sequence[int]], labels: Optional[Sequence[Sequence[int]]] = None,
              n_labels: int = 0) -> "Treebank":
-        """Lay gold trees out once for repeated :meth:`oracle_pass` calls (label ids optional)."""
+        """Lay gold trees out once for repeated :meth:`oracle_pass` calls (label ids optional:
+        ``labels`` with ``n_labels`` > 0, every id in 0..n_labels-1).  The trees are checked
+        here, once (:func:`check_gold_trees`); a packed treebank is not checked again.
+
+        Raises:
+            UsageError: a head that is not an integer, out of range, a word's own, or on a
+                cycle; labels that do not align with the heads or lie out of range; labels
+                without ``n_labels``, or a negative ``n_labels``.
+        """
+        n_labels = _count(n_labels, "n_labels")
+        if labels is not None and n_labels == 0:
+            raise UsageError("labels need n_labels (the number of label ids)")
+        flat = _flat_ints(heads, "gold heads")
         lengths = np.fromiter((len(h) for h in heads), dtype=np.int64, count=len(heads))
         offsets = np.zeros(len(heads) + 1, dtype=np.int32)
         np.cumsum(lengths, out=offsets[1:])
-        flat = np.concatenate([np.asarray(h, dtype=np.int32) for h in heads]) if len(heads) else \
-            np.empty(0, dtype=np.int32)
+        check_gold_trees(flat, offsets)
         flat_labels = None
-        if labels is not None and n_labels > 0:
-            flat_labels = np.concatenate([np.asarray(l, dtype=np.int32) for l in labels]) if len(labels) else \
-                np.empty(0, dtype=np.int32)
-            if len(flat_labels) != len(flat) or (len(flat_labels) and not 0 <= flat_labels.min() <= flat_labels.max()
-                                                  < n_labels):
-                raise UsageError(f"labels must align with heads and lie in 0..{n_labels - 1}")
+        if labels is not None:
+            if len(labels) != len(heads) or any(len(l) != len(h) for l, h in zip(labels, heads)):
+                raise UsageError("labels: expected one label id per word of every sentence")
+            flat_labels = _flat_ints(labels, "labels")
+            check_label_ids(flat_labels, offsets, n_labels)
         else:
             n_labels = 0
         return Treebank(flat, offsets, flat_labels, n_labels)
@@ -363,11 +481,15 @@ class CompiledSystem:
         when ``labels`` and ``n_labels`` are given), the first zero-cost action taken.
 
         ``heads`` is a list of gold head sequences (CoNLL-U numbering) or a
-        :class:`Treebank` from :meth:`pack` (then ``labels`` come from it).  A packed
-        treebank keeps its output buffers between calls; with ``copy=False`` the
+        :class:`Treebank` from :meth:`pack` (then ``labels`` come from it).  Either way the
+        trees are checked once, by :meth:`pack` (:func:`check_gold_trees`: a head out of
+        range, a self-loop or a cycle is a UsageError, as in :meth:`batch`), never per step.
+        A packed treebank keeps its output buffers between calls; with ``copy=False`` the
         result's arrays are those buffers, valid until the next pass over it.
         """
         ol = self.loss_index(oracle, loss)
+        if isinstance(heads, Treebank) and (labels is not None or n_labels):
+            raise UsageError("a packed treebank brings its own labels: give them to pack()")
         tb = heads if isinstance(heads, Treebank) else self.pack(heads, labels, n_labels)
         n_sent = len(tb.offsets) - 1
         cap = int(4 * (len(tb.heads) + n_sent) + 16)
@@ -435,10 +557,11 @@ class CompiledSystem:
                 raise UsageError("sentences: expected non-negative sentence lengths")
             lengths = lengths.astype(np.int32)
             flat = flat_labels = None
+            n_labels = _count(n_labels, "n_labels")
             if gold_heads is not None:
                 if len(gold_heads) != len(lengths) or any(len(h) != n for h, n in zip(gold_heads, lengths)):
                     raise UsageError("gold_heads: expected one head per word of every sentence")
-                flat = self.pack(gold_heads).heads
+                flat = self.pack(gold_heads).heads  # checked there
             if gold_labels is not None:
                 if gold_heads is None:
                     raise UsageError("gold_labels need gold_heads")
@@ -446,7 +569,8 @@ class CompiledSystem:
                     raise UsageError("gold_labels need n_labels (the number of label ids)")
                 if len(gold_labels) != len(lengths) or any(len(l) != n for l, n in zip(gold_labels, lengths)):
                     raise UsageError("gold_labels: expected one label id per word of every sentence")
-                flat_labels = self.pack(gold_labels).heads
+                flat_labels = _flat_ints(gold_labels, "gold_labels")
+                check_label_ids(flat_labels, np.concatenate([[0], np.cumsum(lengths)]), n_labels)
         table, nact, names = None, 0, self.action_names
         if self.unbounded:
             longest = int(lengths.max()) if len(lengths) else 0

@@ -33,6 +33,7 @@ from ..kernels import compile_system
 from ..kernels.graphs import parse_graphs
 from ..treebank.projectivize import LIFT_MARK, deprojectivize
 from ..treebank.repair import make_tree
+from ..treebank.trees import reaches_root
 from ..treebank.tokenize import words_of
 from .data import columns_of, make_batch
 from .engine import Engine
@@ -389,21 +390,13 @@ def already_trees(heads: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if n_sent == 0:
         return np.zeros(0, dtype=bool)
     heads = np.asarray(heads[:total], dtype=np.int64)
-    start = np.repeat(offsets[:-1].astype(np.int64), np.diff(offsets))
-    lengths = np.repeat(np.diff(offsets).astype(np.int64), np.diff(offsets))
-    ROOT, NONE = total, total + 1  # sinks: the root, and "no head" (or out of range)
-    parent = np.where(heads == 0, ROOT, np.where((heads >= 1) & (heads <= lengths), start + heads - 1, NONE))
-    parent = np.concatenate([parent, [ROOT, NONE]])
-    longest = int(np.diff(offsets).max()) if total else 0
-    for _ in range(max(1, longest).bit_length() + 1):  # 2^k >= longest path
-        parent = parent[parent]
-    reaches_root = parent[:total] == ROOT
+    to_root = reaches_root(heads, offsets)
     empty = np.diff(offsets) == 0
     ok = np.zeros(n_sent, dtype=bool)
     full = ~empty
     starts = offsets[:-1][full]
     ok[full] = (np.add.reduceat((heads == 0).astype(np.int64), starts) == 1) & \
-        (np.add.reduceat((~reaches_root).astype(np.int64), starts) == 0)
+        (np.add.reduceat((~to_root).astype(np.int64), starts) == 0)
     return ok
 
 
