@@ -497,8 +497,8 @@ def test_an_output_that_names_a_directory_is_refused_with_the_users_path(capsys,
     ("-o", "afile", "it exists and is not a directory"),
     ("-o", "/dev/null", "it exists and is not a directory"),
     ("-o", "afile/cache", "afile is not a directory"),
-    ("-o", "/proc/nope", "No such file or directory"),
-    ("--emit-pyx", "/proc/nope/k.pyx", "No such file or directory"),
+    ("-o", "/proc/nope", "cannot create a file in /proc (No such file or directory)"),
+    ("--emit-pyx", "/proc/nope/k.pyx", "cannot create a file in /proc (No such file or directory)"),
     ("--emit-pyx", "afile/k.pyx", "afile is not a directory"),
 ])
 def test_compile_refuses_a_bad_output_path_before_building(capsys, tmp_path, monkeypatch, option, bad, reason):
