@@ -310,6 +310,40 @@ def test_parser_api_parses_a_graph(model):
     assert len(g) == 6 and all(all(0 <= h <= 6 and l in parser.labels for h, l in arcs) for arcs in g)
 
 
+SENTENCE = "a small dog eats the big tree from some old cat ."
+
+
+def test_parse_graph_tags_words_as_tsdsl_parse_does(model, tmp_path):
+    """Without tags given, parse_graph runs the model's tagger, as `tsdsl parse` does; a string
+    is tokenised (not read as characters); parse gives the tree, the tags and the graph."""
+    import tsdsl
+    from tsdsl.learn.parser import ParsedSentence
+
+    parser = tsdsl.load_parser(model[0])
+    words = SENTENCE.split()
+    text = tmp_path / "s.txt"
+    text.write_text(SENTENCE + "\n")
+    pred = tmp_path / "s.conllu"
+    code, _, err = cli("parse", model[0], "--text", text, "-o", pred, "--quiet")
+    assert code == 0, err
+    (written,) = read_conllu(pred)
+    graph = graph_of(written)
+    assert parser.parse_graph(words) == graph
+    assert parser.parse_graph(SENTENCE) == graph                       # 12 words, not 48 characters
+    untagged = parser.predict([{"form": words, **{c: ["_"] * len(words) for c in ("upos", "xpos", "feats", "lemma")}}])
+    assert untagged[0][0][0] != graph                                   # the tags matter for this sentence
+    parsed = parser.parse(SENTENCE)
+    assert isinstance(parsed, ParsedSentence) and parsed.graph == graph
+    assert list(parsed) == list(zip(written.heads, written.deprels))
+    assert parsed.forms == words
+    assert parser.parse_graph(words, upos=parsed.upos) == graph
+    assert parser.parse("") == [] and parser.parse_graph([]) == ()
+    for bad, message in (((words, "DET"), "not a string"), ((words, ["DET"]), "1 upos values for 12 words"),
+                         ((b"a dog",), "not bytes"), ((["a", ""],), "non-empty string")):
+        with pytest.raises(tsdsl.UsageError, match=message):
+            parser.parse_graph(*bad)
+
+
 def test_training_without_deps_is_refused(tmp_path, monkeypatch):
     """Refused before the kernel is built (a first build takes tens of seconds)."""
     train_module = importlib.import_module("tsdsl.learn.train")  # (tsdsl.learn.train is also a function)

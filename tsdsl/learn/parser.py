@@ -141,6 +141,37 @@ def _word_list(columns: dict, words: Sequence[int], shown: int = 5) -> str:
     return text + (f" (and {len(words) - shown} more)" if len(words) > shown else "")
 
 
+def sentence_columns(what: str, words: "str | Sequence[str]", *, upos: Optional[Sequence[str]] = None,
+                     lemmas: Optional[Sequence[str]] = None, xpos: Optional[Sequence[str]] = None,
+                     feats: Optional[Sequence[str]] = None) -> dict:
+    """The column dict of one sentence given from Python (``what``: the method, for messages):
+    a list of words, or a string tokenised by the rule of :mod:`tsdsl.treebank.tokenize` (never
+    read as a list of characters), and the tag columns given, ``_`` for those not given (the
+    tagger fills them in).  Shared by :meth:`Parser.parse` and the :class:`GraphParser`
+    methods, so that both read their input alike.
+
+    Raises:
+        UsageError: bytes, an empty or non-string word, a tag column given as a string, or one
+            whose length is not the number of words.
+    """
+    if isinstance(words, str):
+        words = words_of(words)
+    elif isinstance(words, (bytes, bytearray)):
+        raise UsageError(f"{what}: words must be a string or a list of strings, not bytes")
+    words = list(words)
+    if not all(isinstance(w, str) and w for w in words):
+        raise UsageError(f"{what}: every word must be a non-empty string")
+    n = len(words)
+    cols = {"form": words}
+    for name, vals in (("upos", upos), ("lemma", lemmas), ("xpos", xpos), ("feats", feats)):
+        if isinstance(vals, str):
+            raise UsageError(f"{what}: {name} must be a list with one value per word, not a string")
+        if vals is not None and len(vals) != n:
+            raise UsageError(f"{what}: {len(vals)} {name} values for {n} words")
+        cols[name] = list(vals) if vals is not None else [EMPTY] * n
+    return cols
+
+
 def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = None) -> Engine:
     """The kernel of the model's system with its features, outputs and weights."""
     kernel = compile_system(model.system, fallback=False)
@@ -247,22 +278,8 @@ class Parser(_TagColumns):
         not given are predicted by the model's tagger (all of them with ``retag``); a model
         without a tagger needs the columns its features read (UsageError otherwise).
         Returns (head, label) per word, with the words and tags (:class:`ParsedSentence`)."""
-        if isinstance(words, str):
-            words = words_of(words)
-        elif isinstance(words, (bytes, bytearray)):
-            raise UsageError("parse: words must be a string or a list of strings, not bytes")
-        words = list(words)
-        if not all(isinstance(w, str) and w for w in words):
-            raise UsageError("parse: every word must be a non-empty string")
-        n = len(words)
-        cols = {"form": words}
-        for name, vals in (("upos", upos), ("lemma", lemmas), ("xpos", xpos), ("feats", feats)):
-            if isinstance(vals, str):
-                raise UsageError(f"parse: {name} must be a list with one value per word, not a string")
-            if vals is not None and len(vals) != n:
-                raise UsageError(f"parse: {len(vals)} {name} values for {n} words")
-            cols[name] = list(vals) if vals is not None else ["_"] * n
-        if n == 0:
+        cols = sentence_columns("parse", words, upos=upos, lemmas=lemmas, xpos=xpos, feats=feats)
+        if not cols["form"]:
             return ParsedSentence([], cols)
         (done,), _ = self.complete_tags([cols], retag=retag)
         heads, labels, _ = self.parse_columns([done])
@@ -464,22 +481,35 @@ class GraphParser(_TagColumns):
         stats.seconds = time.perf_counter() - t0
         return out, stats
 
-    def parse_graph(self, words: Sequence[str], upos: Optional[Sequence[str]] = None) -> Graph:
-        """The enhanced graph of one sentence: per word, its (head, label) pairs."""
-        if upos is not None and len(upos) != len(words):
-            raise UsageError(f"parse_graph: {len(upos)} upos values for {len(words)} words")
-        if not words:
-            return ()
-        cols = {"form": list(words), "upos": list(upos) if upos is not None else ["_"] * len(words)}
-        for name in ("lemma", "xpos", "feats"):
-            cols[name] = ["_"] * len(words)
-        return self.predict([cols])[0][0][0]
+    def parse_graph(self, words: "str | Sequence[str]", upos: Optional[Sequence[str]] = None, *,
+                    lemmas: Optional[Sequence[str]] = None, xpos: Optional[Sequence[str]] = None,
+                    feats: Optional[Sequence[str]] = None, retag: bool = False) -> Graph:
+        """The enhanced graph of one sentence: per word, its (head, label) pairs (heads in
+        CoNLL-U numbering, 0: the root; the graph :meth:`parse` returns as ``.graph``).  The
+        input is read as by :meth:`Parser.parse`: a list of words or a string (tokenised,
+        never read as characters); tag columns not given are predicted by the model's tagger,
+        as `tsdsl parse` does."""
+        return self.parse(words, upos, lemmas=lemmas, xpos=xpos, feats=feats, retag=retag).graph
+
+    def parse(self, words: "str | Sequence[str]", upos: Optional[Sequence[str]] = None, *,
+              lemmas: Optional[Sequence[str]] = None, xpos: Optional[Sequence[str]] = None,
+              feats: Optional[Sequence[str]] = None, retag: bool = False) -> "ParsedGraph":
+        """Parse one sentence as :meth:`Parser.parse` does (same input, tags completed by
+        the tagger), into a :class:`ParsedGraph`: (head, label) per word of the tree read from
+        the graph (what `tsdsl parse` writes to HEAD and DEPREL; not a basic-dependency parse),
+        the words and tags, and the predicted enhanced graph as ``.graph`` (what it writes to
+        DEPS), so that ``load_parser(DIR).parse(...)`` works for every model."""
+        cols = sentence_columns("parse", words, upos=upos, lemmas=lemmas, xpos=xpos, feats=feats)
+        if not cols["form"]:
+            return ParsedGraph([], cols, ())
+        (done,), _ = self.complete_tags([cols], retag=retag)
+        ((graph, heads, labels),), _ = self.predict([done])
+        return ParsedGraph(zip(heads, labels), done, graph)
 
     def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
                         log_nonmonotonic: bool = False, retag: bool = False) -> tuple[list[Sentence], ParseStats]:
         """The sentences with the predicted graph in DEPS and the tree read from it in HEAD
-        and DEPREL; empty-node lines dropped; nothing else changes.  Input whose UPOS is
-        empty is refused (multihead models are trained without a tagger)."""
+        and DEPREL; empty-node lines dropped; nothing else changes."""
         if beam is not None and beam > 1:
             raise UsageError("multihead models parse greedily (--beam 1)")
         if log_nonmonotonic:
@@ -490,6 +520,23 @@ class GraphParser(_TagColumns):
         stats.missing_columns = self.missing_columns(columns)
         count_tagged(stats, predicted)
         return [with_graph(s, g, h, l) for s, (g, h, l) in zip(sentences, pred)], stats
+
+
+class ParsedGraph(ParsedSentence):
+    """What :meth:`GraphParser.parse` returns: a :class:`ParsedSentence` whose (head, label)
+    pairs are the tree read from the predicted graph (HEAD and DEPREL of `tsdsl parse`), and
+    the graph itself as ``graph``: per word, its (head, label) pairs (DEPS)."""
+
+    def __init__(self, pairs, columns: dict, graph: Graph):
+        super().__init__(pairs, columns)
+        self.graph = graph
+
+    def to_conllu(self) -> str:
+        """The sentence as a CoNLL-U block (without comments), the graph in DEPS."""
+        rows = [f"{k}\t{f}\t{l}\t{u}\t{x}\t{m}\t{h}\t{d}\t{'|'.join(f'{a}:{b}' for a, b in g) or '_'}\t_\n"
+                for k, (f, l, u, x, m, (h, d), g) in
+                enumerate(zip(self.forms, self.lemmas, self.upos, self.xpos, self.feats, self, self.graph), start=1)]
+        return "".join(rows) + "\n"
 
 
 def load_parser(model_dir: str | Path):
