@@ -335,13 +335,36 @@ def test_parse_graph_tags_words_as_tsdsl_parse_does(model, tmp_path):
     parsed = parser.parse(SENTENCE)
     assert isinstance(parsed, ParsedSentence) and parsed.graph == graph
     assert list(parsed) == list(zip(written.heads, written.deprels))
-    assert parsed.forms == words
+    assert parsed.upos == [w.upos for w in written.words] and parsed.forms == words
     assert parser.parse_graph(words, upos=parsed.upos) == graph
     assert parser.parse("") == [] and parser.parse_graph([]) == ()
     for bad, message in (((words, "DET"), "not a string"), ((words, ["DET"]), "1 upos values for 12 words"),
                          ((b"a dog",), "not bytes"), ((["a", ""],), "non-empty string")):
         with pytest.raises(tsdsl.UsageError, match=message):
             parser.parse_graph(*bad)
+
+
+def test_parse_writes_the_predicted_tags(model, tmp_path):
+    """A multihead model writes the tag columns its tagger predicted, as a tree model does."""
+    out, _ = model
+    notags = tmp_path / "notags.conllu"
+    rows = []
+    for line in DEV.read_text().split("\n"):
+        f = line.split("\t")
+        rows.append("\t".join(f[:2] + ["_"] * 4 + f[6:]) if len(f) == 10 else line)
+    notags.write_text("\n".join(rows))
+    pred = tmp_path / "pred.conllu"
+    code, stdout, err = cli("parse", out, notags, "-o", pred)
+    assert code == 0, err
+    assert "tagged" in err
+    gold = read_conllu(DEV)
+    tagged = read_conllu(pred)
+    upos = [w.upos for s in tagged for w in s.words]
+    assert "_" not in upos
+    right = sum(a == b for a, b in zip(upos, (w.upos for s in gold for w in s.words)))
+    assert right > 0.9 * len(upos)
+    assert all(w.lemma != "_" for s in tagged for w in s.words)
+    assert all(w.feats == "_" for s in tagged for w in s.words)   # no tagger for FEATS: the toy file has none
 
 
 def test_training_without_deps_is_refused(tmp_path, monkeypatch):

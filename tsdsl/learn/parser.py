@@ -509,7 +509,9 @@ class GraphParser(_TagColumns):
     def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
                         log_nonmonotonic: bool = False, retag: bool = False) -> tuple[list[Sentence], ParseStats]:
         """The sentences with the predicted graph in DEPS and the tree read from it in HEAD
-        and DEPREL; empty-node lines dropped; nothing else changes."""
+        and DEPREL, and the tag columns the tagger predicted (see :meth:`complete_tags`), as
+        :meth:`Parser.parse_sentences` writes them; empty-node lines of the input dropped;
+        nothing else changes."""
         if beam is not None and beam > 1:
             raise UsageError("multihead models parse greedily (--beam 1)")
         if log_nonmonotonic:
@@ -519,7 +521,12 @@ class GraphParser(_TagColumns):
         pred, stats = self.predict(columns)
         stats.missing_columns = self.missing_columns(columns)
         count_tagged(stats, predicted)
-        return [with_graph(s, g, h, l) for s, (g, h, l) in zip(sentences, pred)], stats
+        out = []
+        for s, c, p, (g, h, l) in zip(sentences, columns, predicted, pred):
+            if p:
+                s = s.with_columns({name: c[name] for name in TAG_COLUMNS if name in p})
+            out.append(with_graph(s, g, h, l))
+        return out, stats
 
 
 class ParsedGraph(ParsedSentence):
