@@ -367,6 +367,24 @@ def test_parse_writes_the_predicted_tags(model, tmp_path):
     assert all(w.feats == "_" for s in tagged for w in s.words)   # no tagger for FEATS: the toy file has none
 
 
+@pytest.mark.parametrize("choice", ["jackknife", "gold"])
+def test_parser_tags_apply_to_graphs(choice, tmp_path):
+    """--parser-tags trains a multihead parser as it does a tree parser: model.json records the
+    choice in effect, and the dev ELAS that picked the epoch is the one the model gets on the dev
+    set as its tagger tags it (predicted tags, and the summary says so) unless the tags are gold."""
+    import tsdsl
+
+    out = tmp_path / "m"
+    code, stdout, err = cli("train", "dag", "--train", TRAIN, "--dev", DEV, "--out", out, "--epochs", "2",
+                            "--hash-bits", "14", "--parser-tags", choice, "--quiet")
+    assert code == 0, err
+    meta = json.loads((out / "model.json").read_text())
+    assert meta["parser_tags"] == choice
+    assert ("(predicted tags)" in stdout) == (choice != "gold")
+    parsed, _ = tsdsl.load_parser(out).parse_sentences(read_conllu(DEV), retag=choice != "gold")
+    assert score_graphs(read_conllu(DEV), parsed).elas == pytest.approx(meta["dev_elas"])
+
+
 def test_training_without_deps_is_refused(tmp_path, monkeypatch):
     """Refused before the kernel is built (a first build takes tens of seconds)."""
     train_module = importlib.import_module("tsdsl.learn.train")  # (tsdsl.learn.train is also a function)
