@@ -21,7 +21,8 @@ from tsdsl.kernels import compile_system
 from tsdsl.kernels.graphs import crossing_arcs, derive_graphs, graph_obstacle
 from tsdsl.lang import load_system
 from tsdsl.treebank.conllu import ConlluError, parse_conllu, read_conllu
-from tsdsl.treebank.enhanced import graph_of, graphs_of, score_graphs, universal_steps, with_graph
+from tsdsl.treebank.enhanced import (basic_label, graph_of, graphs_of, score_graphs, universal_steps, valid_graph,
+                                     with_graph)
 
 DATA = Path(__file__).resolve().parent / "data"
 TRAIN, DEV = DATA / "toy-deps-train.conllu", DATA / "toy-deps-dev.conllu"
@@ -122,9 +123,106 @@ def test_with_graph_round_trip(graph):
     out = with_graph(s, g, heads, ["root"] + ["x"] * (n - 1))
     (back,) = parse_conllu(out.to_text())
     assert graph_of(back) == g
-    assert "1.1\t" not in out.to_text()                                     # empty nodes dropped
+    assert "1.1\te\t" not in out.to_text()                                  # the input's empty node dropped
     assert [w.misc for w in back.words] == [w.misc for w in s.words]         # the rest unchanged
     assert list(back.heads) == heads
+
+
+@given(labeled_graphs(labels=("nsubj", "obl:in", "conj>obl", "conj:and>nsubj", "conj:and>obj", "conj>xcomp>obj")))
+def test_collapsed_paths_are_written_as_empty_nodes(graph):
+    """A graph's ``>`` labels (collapsed empty nodes) are written back as empty nodes, so that
+    no enhanced label holds ``>`` (UD rejects it) and reading the output collapses it back to
+    the same graph."""
+    n, arcs = graph
+    words = "\n".join(f"{k}\tw{k}\tw\tX\t_\t_\t{0 if k == 1 else 1}\tdep\t_\t_" for k in range(1, n + 1))
+    (s,) = parse_conllu(f"# sent_id = 1\n{words}\n\n")
+    g = tuple(tuple(sorted((h, l) for h, dd, l in arcs if dd == d)) for d in range(1, n + 1))
+    out = with_graph(s, g, [0] + [1] * (n - 1), ["root"] + ["dep"] * (n - 1)).to_text()
+    (back,) = parse_conllu(out)
+    assert graph_of(back) == g
+    rows = [line.split("\t") for line in out.split("\n") if line.count("\t") == 9]
+    assert not any(">" in r[8] for r in rows)
+    empties = [r for r in rows if "." in r[0]]
+    assert len(empties) == len({(h, tuple(l.split(">")[:j])) for h, _, l in arcs for j in range(1, l.count(">") + 1)})
+    assert all(r[1:8] == ["_"] * 7 for r in empties)
+    assert [int(r[0].split(".")[0]) for r in rows] == sorted(int(r[0].split(".")[0]) for r in rows)
+
+
+def test_gapping_is_written_with_one_shared_empty_node():
+    (s,) = parse_conllu(GAPPING)
+    out = with_graph(s, graph_of(s), s.heads, s.deprels).to_text()
+    # numbered after the first word that hangs from it, "and"
+    assert "4\tand\tand\tCCONJ\t_\t_\t5\tcc\t4.1:cc\t_\n4.1\t_\t_\t_\t_\t_\t_\t_\t2:conj:and\t_\n" in out
+    assert "\t4.1:nsubj\t" in out and "\t4.1:obj\t" in out and out.count("\t2:conj:and\t") == 1
+
+
+def test_basic_label():
+    basic = {"nsubj", "nsubj:pass", "nmod", "nmod:poss", "conj", "obl", "acl:relcl", "root"}
+    assert basic_label("nmod:of", basic) == "nmod"
+    assert basic_label("nmod:poss", basic) == "nmod:poss"
+    assert basic_label("conj:and", basic) == "conj"
+    assert basic_label("conj:and>nsubj", basic) == "conj"
+    assert basic_label("nsubj:pass:xsubj", basic) == "nsubj:pass"
+    assert basic_label("obl:such_as", basic) == "obl"
+    assert basic_label("ref", basic) == "dep"
+    assert basic_label("acl:relcl") == "acl" and basic_label("ref") == "dep"   # UD's universal relations
+
+
+def test_valid_graph_keeps_one_root_and_the_tree():
+    graph = (((0, "root"),),                      # 1: the tree's root
+             ((0, "root"),),                      # 2: a second root, re-attached by the tree to 1
+             ((0, "punct"), (3, "root")),         # 3: no root arc elsewhere; root label on a word's arc
+             ((1, "nsubj"), (0, "root")),         # 4: a root arc beside a word's arc
+             (),                                  # 5: no head at all
+             ((1, "conj>root>obj"),))             # 6: a root step inside a path
+    heads, labels = [0, 1, 1, 1, 1, 1], ["root", "dep", "punct", "nsubj", "dep", "conj"]
+    assert valid_graph(graph, heads, labels) == (
+        ((0, "root"),), ((1, "dep"),), ((1, "punct"), (3, "dep")), ((1, "nsubj"),), ((1, "dep"),),
+        ((1, "conj>dep>obj"),))
+
+
+def test_parse_output_is_valid_enhanced_ud(model, tmp_path, monkeypatch):
+    """Whatever arcs the parser builds, `tsdsl parse` writes valid enhanced UD (UD validate.py's
+    level-2 checks, and one 0:root per sentence, on HEAD's root), HEAD among each word's DEPS
+    heads, DEPREL from the basic labels of the training file; the written DEPS read back as the
+    graph parse_graph gives."""
+    import numpy as np
+    import tsdsl
+    import tsdsl.learn.parser as parser_module
+    from ud_enhanced import problems
+
+    out, _ = model
+    basic = {w.deprel for s in read_conllu(TRAIN) for w in s.words} | {"dep"}     # dep: the fallback
+    pred = tmp_path / "pred.conllu"
+    code, _, err = cli("parse", out, DEV, "-o", pred, "--quiet")
+    assert code == 0, err
+    assert problems(pred.read_text()) == []
+    assert {w.deprel for s in read_conllu(pred) for w in s.words} <= basic
+    # the parser's raw arcs, as bad as they come: several roots, a root label between words,
+    # a label from 0 that is not root, paths with >, a word without a head
+    parser = tsdsl.load_parser(out)
+    lab = {l: k for k, l in enumerate(parser.labels)}
+    words = "the dog sees a cat and a man the bird .".split()
+    raw = [(1, 2, lab["det"], 1), (2, 0, lab["root"], 1), (3, 0, lab["root"], 1), (3, 2, lab["root"], 0),
+           (4, 5, lab["det"], 1), (5, 3, lab["obj"], 1), (6, 0, lab["punct"], 1), (7, 3, lab["conj>nsubj"], 1),
+           (8, 3, lab["conj>obj"], 1), (10, 3, lab["conj>nsubj"], 1), (11, 0, lab["root"], 1)]
+    fake = np.array([(w - 1, h, l, f) for w, h, l, f in raw], dtype=np.int32)
+    monkeypatch.setattr(parser_module, "parse_graphs", lambda *a: (fake, 12, 0))
+    upos = "DET NOUN VERB DET NOUN CCONJ DET NOUN DET NOUN PUNCT".split()
+    parsed = parser.parse(words, upos=upos)
+    text = parsed.to_conllu()
+    assert problems(text) == []
+    (back,) = parse_conllu(text)
+    assert graph_of(back) == parsed.graph
+    assert [d for d, arcs in enumerate(parsed.graph, 1) if (0, "root") in arcs] == [2]
+    assert all(h in {a for a, _ in arcs} for (h, _), arcs in zip(parsed, parsed.graph))
+    assert parsed[8] == (2, "dep") and parsed.graph[8] == ((2, "dep"),)   # headless "the": under the root, as in HEAD
+    assert {l for _, l in parsed} <= basic
+    (sent,) = parse_conllu("".join(f"{k}\t{w}\t_\t{u}\t_\t_\t_\t_\t_\t_\n" for k, (w, u) in enumerate(zip(words, upos), 1))
+                           + "\n",
+                           require_heads=False)
+    written, _ = parser.parse_sentences([sent])
+    assert written[0].to_text() == text
 
 
 # ---------------------------------------------------------------------------------

@@ -17,10 +17,10 @@ replaced by its universal steps (``obl:unlike`` -> ``obl``; EULAS's reduction), 
 rare case-augmented labels do not each cost classifier outputs (en_gum train has 344 distinct
 enhanced labels, 99 of them seen 50 times or more).
 
-Parsing writes the predicted graph to DEPS.  HEAD and DEPREL get a tree read from the graph,
-so that the output stays valid CoNLL-U: each word's first arc (the first one the parser
-built; its label's first step before any ``>``), made a single-rooted tree by
-:func:`tsdsl.treebank.repair.make_tree`.  It is not a basic-dependency parse.
+Parsing writes the predicted graph to DEPS and a tree read from it to HEAD and DEPREL, made
+valid enhanced UD by the rules of :class:`tsdsl.learn.parser.GraphParser` (docs/learning.md,
+"Multihead systems"); the DEPREL values of the training file are saved in the model
+(``basic_labels``) for the tree's labels.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from .model import Model, save, spec_sources
 from .epochs import BestEpoch
 from .tagger import columns_present, parser_training_tags, train_tagger
 from .outputs import build_outputs
-from .parser import IGNORED_COLUMNS, ROOT_LABEL, GraphParser, absent_columns, warn_absent_columns
+from .parser import BASIC_LABELS, IGNORED_COLUMNS, ROOT_LABEL, GraphParser, absent_columns, warn_absent_columns
 from .progress import Progress
 
 LABEL_MIN_COUNT = 50
@@ -142,6 +142,7 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
             "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
             "nonproj": None, "beam": 1, "loss": None, "oracle": "search", "oracle_reproduced": None,
             "oracle_note": note, "graphs": True, "label_min_count": LABEL_MIN_COUNT,
+            BASIC_LABELS: sorted({l for s in train_sents for l in s.deprels if l and l != "_"}),
             "search": {"derived": int(len(searched.derived)), "not_derivable": searched.not_derivable,
                        "over_budget": searched.over_budget, "budget": options.search_budget,
                        "obstacles": dict(why)},

@@ -27,7 +27,7 @@ from typing import Optional, Sequence, TextIO
 import numpy as np
 
 from ..treebank.conllu import Sentence, writable_label
-from ..treebank.enhanced import Graph, with_graph
+from ..treebank.enhanced import Graph, basic_label, empty_node_line, expanded_deps, valid_graph, with_graph
 from ..errors import UsageError
 from ..kernels import compile_system
 from ..kernels.graphs import parse_graphs
@@ -427,19 +427,33 @@ def already_trees(heads: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 ROOT_LABEL = "root"
 """The label of a multihead model's root arcs in the tree read from a graph."""
 
+BASIC_LABELS = "basic_labels"
+"""The model meta key of a multihead model listing the DEPREL values of its training file: the
+labels the tree read from a predicted graph may use (:func:`~tsdsl.treebank.enhanced.basic_label`)."""
+
 
 class GraphParser(_TagColumns):
     """Parse with a trained multihead model (see :mod:`tsdsl.learn.graphs`): the predicted
     graph goes to DEPS; HEAD and DEPREL get a tree read from it, so that the output stays valid
-    CoNLL-U: each word's first arc (the first the parser built; its label's first step before
-    any ``>``), made a single-rooted tree by :func:`~tsdsl.treebank.repair.make_tree`.  It is
-    not a basic-dependency parse.  A word the parser left without any head (on the stack at
-    the end) gets the fallback's arc in the graph too, so that every word has a DEPS entry."""
+    CoNLL-U.  It is not a basic-dependency parse.  The tree: each word's first arc (the first
+    the parser built), made a single-rooted tree by :func:`~tsdsl.treebank.repair.make_tree`
+    (the first word on the root is the root; other words on the root, and words the parser
+    left without a head, hang from it as ``dep``); its labels are basic labels
+    (:func:`~tsdsl.treebank.enhanced.basic_label`: ``root`` on the arc from 0 only; otherwise
+    the enhanced label's first step cut to a DEPREL of the training file, ``nmod:of`` ->
+    ``nmod``; ``dep`` if none).  The graph is then made valid enhanced UD against the tree
+    (:func:`~tsdsl.treebank.enhanced.valid_graph`: one ``0:root``, on the tree's root; every
+    word's HEAD among its DEPS heads), and its collapsed paths (``>`` labels) are written as
+    empty nodes (:func:`~tsdsl.treebank.enhanced.expanded_deps`)."""
 
     def __init__(self, model: Model, engine: Optional[Engine] = None):
         self.model = model
         self.engine = engine or bind(model)
         self._init_tags(model)
+        basic = model.meta.get(BASIC_LABELS)
+        self.basic_labels = frozenset(basic) if basic else None
+        """The DEPREL values of the training file (None for models written before they were
+        recorded: UD's universal relations stand in)."""
 
     @property
     def labels(self) -> list[str]:
@@ -447,7 +461,7 @@ class GraphParser(_TagColumns):
 
     def predict(self, columns) -> tuple[list[tuple[Graph, list[int], list[str]]], ParseStats]:
         """Per sentence (given as column dicts): its graph, and the tree read from it (heads,
-        labels), with :class:`ParseStats`."""
+        labels), with :class:`ParseStats` (see the class docstring)."""
         stats = ParseStats(sentences=len(columns))
         t0 = time.perf_counter()
         batch = make_batch(without_columns(columns, self.ignored), self.model.features.token_attrs)
@@ -459,6 +473,7 @@ class GraphParser(_TagColumns):
         per_word: list[list[tuple[int, str, int]]] = [[] for _ in range(batch.words)]
         for w, h, l, first in arcs.tolist():
             per_word[w].append((h, names[l] if 0 <= l < len(names) else UNLABELED_FALLBACK, first))
+        basic = {}   # enhanced label -> basic label, once per label
         out = []
         for si in range(batch.sentences):
             a, b = offs[si], offs[si + 1]
@@ -468,15 +483,21 @@ class GraphParser(_TagColumns):
             for k in range(a, b):
                 first = next(((h, l) for h, l, f in per_word[k] if f), None)
                 heads.append(None if first is None else first[0])
-                labs.append(None if first is None else first[1].split(">")[0])
+                if first is None:
+                    labs.append(None)
+                elif first[0] == 0:
+                    labs.append(ROOT_LABEL)
+                else:
+                    if first[1] not in basic:
+                        x = basic_label(first[1], self.basic_labels)
+                        basic[first[1]] = UNLABELED_FALLBACK if x == ROOT_LABEL else x
+                    labs.append(basic[first[1]])
             fixed = make_tree(heads, labs, root_label=ROOT_LABEL, fallback_label=UNLABELED_FALLBACK)
             if fixed.fixes:
                 stats.repaired_words += fixed.fixes
                 stats.repaired_sentences += 1
             tree_labels = [UNLABELED_FALLBACK if x is None else x for x in fixed.labels]
-            # a word the parser left without any head takes the fallback's arc in the graph too
-            graph = tuple(arcs or ((fixed.heads[i], tree_labels[i]),) for i, arcs in enumerate(graph))
-            out.append((graph, list(fixed.heads), tree_labels))
+            out.append((valid_graph(graph, fixed.heads, tree_labels), list(fixed.heads), tree_labels))
         stats.words = batch.words
         stats.seconds = time.perf_counter() - t0
         return out, stats
@@ -539,10 +560,15 @@ class ParsedGraph(ParsedSentence):
         self.graph = graph
 
     def to_conllu(self) -> str:
-        """The sentence as a CoNLL-U block (without comments), the graph in DEPS."""
-        rows = [f"{k}\t{f}\t{l}\t{u}\t{x}\t{m}\t{h}\t{d}\t{'|'.join(f'{a}:{b}' for a, b in g) or '_'}\t_\n"
-                for k, (f, l, u, x, m, (h, d), g) in
-                enumerate(zip(self.forms, self.lemmas, self.upos, self.xpos, self.feats, self, self.graph), start=1)]
+        """The sentence as a CoNLL-U block (without comments), the graph in DEPS, as `tsdsl
+        parse` writes it (collapsed paths as empty nodes)."""
+        deps, empties = expanded_deps(self.graph)
+        after: dict[int, list[str]] = {}
+        for x, node_id, value in empties:
+            after.setdefault(x, []).append(empty_node_line(node_id, value) + "\n")
+        rows = [f"{k}\t{f}\t{l}\t{u}\t{x}\t{m}\t{h}\t{d}\t{e}\t_\n" + "".join(after.get(k, ()))
+                for k, (f, l, u, x, m, (h, d), e) in
+                enumerate(zip(self.forms, self.lemmas, self.upos, self.xpos, self.feats, self, deps), start=1)]
         return "".join(rows) + "\n"
 
 
