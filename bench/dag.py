@@ -30,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "ud"
 SPEC = "systems/dag.ts"
+PARSER_TAGS_TEXT = {"mixed": "the file's tags, 30% of the sentences with jackknifed tags",
+                    "jackknife": "jackknifed tags on every sentence", "gold": "the file's tags"}
 
 
 def run(tb: str, epochs: int, hash_bits: int, workdir: Path, data: Path = DATA) -> dict:
@@ -87,8 +89,9 @@ def render(r: dict) -> str:
     lines = ["# The DAG system on enhanced dependencies", "",
              "Produced by `python bench/dag.py` (do not edit by hand): `systems/dag.ts` (Sagae & Tsujii 2008 as "
              "control parameters, root on the right) trained with `tsdsl train` defaults on the DEPS column of "
-             f"{r['treebank']} (the parser on the file's tags with `--parser-tags {r['parser_tags']}`, its tagger "
-             f"trained on the same file), at most {r['epochs']} epochs, hash table 2^{r['hash_bits']} rows; dev ELAS "
+             f"{r['treebank']} (the parser trained with `--parser-tags {r['parser_tags']}`: "
+             + PARSER_TAGS_TEXT.get(r["parser_tags"], "") + "; its tagger trained on the same file), "
+             f"at most {r['epochs']} epochs, hash table 2^{r['hash_bits']} rows; dev ELAS "
              "(the dev set tagged by the model's tagger unless the parser tags are gold) picks the best epoch. "
              "Scores with the gold tags of the dev and test files, and with the tags the model's tagger predicts "
              "(LEMMA, UPOS, XPOS and FEATS emptied on input). Violations of UD's level-2 enhanced checks and of one "
@@ -116,7 +119,9 @@ def render(r: dict) -> str:
               f"{r['load_average']:.1f} on the shared machine at the end), best epoch {r['best_epoch']} of {len(r['history'])}, "
               f"{r['train_graphs_used']} training graphs derived and used, {r['train_graphs_skipped']} skipped; "
               f"{r['labels']} classifier outputs.", "",
-              "Dev ELAS per epoch: " + ", ".join(f"{h['epoch']}: {pct(h['dev_elas'])}" for h in r["history"]) + "."]
+              "Dev ELAS per epoch (as training scored it: "
+              + ("the file's gold tags" if r["parser_tags"] == "gold" else "tags predicted by the model's tagger")
+              + "): " + ", ".join(f"{h['epoch']}: {pct(h['dev_elas'])}" for h in r["history"]) + "."]
     return "\n".join(lines) + "\n"
 
 
