@@ -5,8 +5,9 @@ coverage of the train, dev and test enhanced graphs (empty nodes collapsed; the 
 search), then ``tsdsl.learn.train`` with the defaults (the static oracle by search on graphs,
 dev ELAS picks the best epoch; ``--epochs`` caps it), then the saved model parses dev and test
 (timed: the whole ``parse_sentences`` call) and ``tsdsl.treebank.enhanced.score_graphs``
-scores them: ELAS and EULAS as the IWPT 2021 script computes them.  Writes
-``docs/results-dag.md`` (and ``--json``).
+scores them: ELAS and EULAS as the IWPT 2021 script computes them, with the files' gold tags
+and with the tags the model's tagger predicts (LEMMA, UPOS, XPOS and FEATS emptied on input,
+as text comes).  Writes ``docs/results-dag.md`` (and ``--json``).
 
 bench/learn.py's table is about trees (LAS, the tree targets), so the DAG system has its own.
 
@@ -29,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "ud"
 SPEC = "systems/dag.ts"
+PARSER_TAGS_TEXT = {"mixed": "the file's tags, 30% of the sentences with jackknifed tags",
+                    "jackknife": "jackknifed tags on every sentence", "gold": "the file's tags"}
 
 
 def run(tb: str, epochs: int, hash_bits: int, workdir: Path, data: Path = DATA) -> dict:
@@ -38,7 +41,7 @@ def run(tb: str, epochs: int, hash_bits: int, workdir: Path, data: Path = DATA) 
     from tsdsl.lang import load_system
     from tsdsl.learn.parser import load_parser
     from tsdsl.learn.train import TrainOptions, train
-    from tsdsl.treebank.conllu import read_conllu
+    from tsdsl.treebank.conllu import read_conllu, sentence_text
     from tsdsl.treebank.enhanced import score_graphs
 
     system = load_system(ROOT / SPEC)
@@ -52,7 +55,10 @@ def run(tb: str, epochs: int, hash_bits: int, workdir: Path, data: Path = DATA) 
                 TrainOptions(epochs=epochs, hash_bits=hash_bits), progress=sys.stderr)
     train_s, train_cpu = time.perf_counter() - t0, time.process_time() - c0
     parser = load_parser(out)
-    scores = {}
+    sys.path.insert(0, str(ROOT / "tests"))
+    from ud_enhanced import problems
+
+    scores, predicted, invalid = {}, {}, {}
     for part in ("dev", "test"):
         parser.parse_sentences(sents[part][:50])   # warm caches
         t0, c0 = time.perf_counter(), time.process_time()
@@ -62,11 +68,16 @@ def run(tb: str, epochs: int, hash_bits: int, workdir: Path, data: Path = DATA) 
         sc["words_per_second"] = round(stats.words / seconds)
         sc["words_per_cpu_second"] = round(stats.words / cpu)
         scores[part] = sc
+        untagged = [s.with_columns({c: ("_",) * s.n for c in ("lemma", "upos", "xpos", "feats")}) for s in sents[part]]
+        tagged, _ = parser.parse_sentences(untagged)
+        predicted[part] = score_graphs(sents[part], tagged).to_dict()
+        invalid[part] = len(problems("".join(sentence_text(parsed)))) + len(problems("".join(sentence_text(tagged))))
     meta = json.loads((out / "model.json").read_text())
     return {"treebank": tb, "epochs": epochs, "best_epoch": res.best_epoch, "train_seconds": round(train_s, 1),
             "train_cpu_seconds": round(train_cpu, 1), "load_average": os.getloadavg()[0],
             "hash_bits": hash_bits, "labels": len(meta["outputs"]), "train_graphs_used": res.sentences,
             "train_graphs_skipped": res.not_derived, "coverage": coverage, "scores": scores,
+            "predicted_tags": predicted, "parser_tags": meta.get("parser_tags"), "invalid": invalid,
             "history": [{k: v for k, v in h.items() if k in ("epoch", "dev_elas", "dev_eulas", "train_seconds")}
                         for h in meta["history"]]}
 
@@ -78,8 +89,14 @@ def render(r: dict) -> str:
     lines = ["# The DAG system on enhanced dependencies", "",
              "Produced by `python bench/dag.py` (do not edit by hand): `systems/dag.ts` (Sagae & Tsujii 2008 as "
              "control parameters, root on the right) trained with `tsdsl train` defaults on the DEPS column of "
-             f"{r['treebank']} (gold UPOS, FEATS and lemmas), at most {r['epochs']} epochs, hash table "
-             f"2^{r['hash_bits']} rows; dev ELAS picks the best epoch.",
+             f"{r['treebank']} (the parser trained with `--parser-tags {r['parser_tags']}`: "
+             + PARSER_TAGS_TEXT.get(r["parser_tags"], "") + "; its tagger trained on the same file), "
+             f"at most {r['epochs']} epochs, hash table 2^{r['hash_bits']} rows; dev ELAS "
+             "(the dev set tagged by the model's tagger unless the parser tags are gold) picks the best epoch. "
+             "Scores with the gold tags of the dev and test files, and with the tags the model's tagger predicts "
+             "(LEMMA, UPOS, XPOS and FEATS emptied on input). Violations of UD's level-2 enhanced checks and of one "
+             "`0:root` per sentence in the output (`tests/ud_enhanced.py`; docs/learning.md, Multihead systems, "
+             "Output): " + ", ".join(f"{part} {n}" for part, n in r["invalid"].items()) + ".",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}.",
              "", "## Coverage of the enhanced graphs (empty nodes collapsed)", "",
              "| file | graphs | derivable | cycle | crossing arcs | repeated arc | no derivation | undecided | s |",
@@ -90,18 +107,21 @@ def render(r: dict) -> str:
                      f"{o.get('cycle', 0)} | {o.get('crossing arcs', 0)} | {o.get('repeated arc', 0)} | "
                      f"{c['not_derivable']} | {c['over_budget']} | {c['seconds']:.1f} |")
     lines += ["", "## Scores (IWPT 2021 ELAS and EULAS, every sentence, derivable or not)", "",
-              "| file | ELAS | P | R | EULAS | gold arcs | predicted arcs | parse words/s (wall) | words/CPU s |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| file | tags | ELAS | P | R | EULAS | gold arcs | predicted arcs | parse words/s (wall) | words/CPU s |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for part, s in r["scores"].items():
-        e, u = s["elas"], s["eulas"]
-        lines.append(f"| {part} | **{pct(e['f1'])}** | {pct(e['precision'])} | {pct(e['recall'])} | {pct(u['f1'])} | "
-                     f"{s['gold_arcs']} | {s['predicted_arcs']} | {s['words_per_second']:,} | "
-                     f"{s['words_per_cpu_second']:,} |")
+        for tags, sc in (("gold", s), ("predicted", r["predicted_tags"][part])):
+            e, u = sc["elas"], sc["eulas"]
+            speed = (f"{s['words_per_second']:,} | {s['words_per_cpu_second']:,}" if tags == "gold" else " | ")
+            lines.append(f"| {part} | {tags} | **{pct(e['f1'])}** | {pct(e['precision'])} | {pct(e['recall'])} | "
+                         f"{pct(u['f1'])} | {sc['gold_arcs']} | {sc['predicted_arcs']} | {speed} |")
     lines += ["", f"Training: {r['train_seconds']:.0f} s wall ({r['train_cpu_seconds']:.0f} s CPU; load average "
               f"{r['load_average']:.1f} on the shared machine at the end), best epoch {r['best_epoch']} of {len(r['history'])}, "
               f"{r['train_graphs_used']} training graphs derived and used, {r['train_graphs_skipped']} skipped; "
               f"{r['labels']} classifier outputs.", "",
-              "Dev ELAS per epoch: " + ", ".join(f"{h['epoch']}: {pct(h['dev_elas'])}" for h in r["history"]) + "."]
+              "Dev ELAS per epoch (as training scored it: "
+              + ("the file's gold tags" if r["parser_tags"] == "gold" else "tags predicted by the model's tagger")
+              + "): " + ", ".join(f"{h['epoch']}: {pct(h['dev_elas'])}" for h in r["history"]) + "."]
     return "\n".join(lines) + "\n"
 
 

@@ -21,7 +21,8 @@ from tsdsl.kernels import compile_system
 from tsdsl.kernels.graphs import crossing_arcs, derive_graphs, graph_obstacle
 from tsdsl.lang import load_system
 from tsdsl.treebank.conllu import ConlluError, parse_conllu, read_conllu
-from tsdsl.treebank.enhanced import graph_of, graphs_of, score_graphs, universal_steps, with_graph
+from tsdsl.treebank.enhanced import (basic_label, graph_of, graphs_of, score_graphs, universal_steps, valid_graph,
+                                     with_graph)
 
 DATA = Path(__file__).resolve().parent / "data"
 TRAIN, DEV = DATA / "toy-deps-train.conllu", DATA / "toy-deps-dev.conllu"
@@ -122,9 +123,106 @@ def test_with_graph_round_trip(graph):
     out = with_graph(s, g, heads, ["root"] + ["x"] * (n - 1))
     (back,) = parse_conllu(out.to_text())
     assert graph_of(back) == g
-    assert "1.1\t" not in out.to_text()                                     # empty nodes dropped
+    assert "1.1\te\t" not in out.to_text()                                  # the input's empty node dropped
     assert [w.misc for w in back.words] == [w.misc for w in s.words]         # the rest unchanged
     assert list(back.heads) == heads
+
+
+@given(labeled_graphs(labels=("nsubj", "obl:in", "conj>obl", "conj:and>nsubj", "conj:and>obj", "conj>xcomp>obj")))
+def test_collapsed_paths_are_written_as_empty_nodes(graph):
+    """A graph's ``>`` labels (collapsed empty nodes) are written back as empty nodes, so that
+    no enhanced label holds ``>`` (UD rejects it) and reading the output collapses it back to
+    the same graph."""
+    n, arcs = graph
+    words = "\n".join(f"{k}\tw{k}\tw\tX\t_\t_\t{0 if k == 1 else 1}\tdep\t_\t_" for k in range(1, n + 1))
+    (s,) = parse_conllu(f"# sent_id = 1\n{words}\n\n")
+    g = tuple(tuple(sorted((h, l) for h, dd, l in arcs if dd == d)) for d in range(1, n + 1))
+    out = with_graph(s, g, [0] + [1] * (n - 1), ["root"] + ["dep"] * (n - 1)).to_text()
+    (back,) = parse_conllu(out)
+    assert graph_of(back) == g
+    rows = [line.split("\t") for line in out.split("\n") if line.count("\t") == 9]
+    assert not any(">" in r[8] for r in rows)
+    empties = [r for r in rows if "." in r[0]]
+    assert len(empties) == len({(h, tuple(l.split(">")[:j])) for h, _, l in arcs for j in range(1, l.count(">") + 1)})
+    assert all(r[1:8] == ["_"] * 7 for r in empties)
+    assert [int(r[0].split(".")[0]) for r in rows] == sorted(int(r[0].split(".")[0]) for r in rows)
+
+
+def test_gapping_is_written_with_one_shared_empty_node():
+    (s,) = parse_conllu(GAPPING)
+    out = with_graph(s, graph_of(s), s.heads, s.deprels).to_text()
+    # numbered after the first word that hangs from it, "and"
+    assert "4\tand\tand\tCCONJ\t_\t_\t5\tcc\t4.1:cc\t_\n4.1\t_\t_\t_\t_\t_\t_\t_\t2:conj:and\t_\n" in out
+    assert "\t4.1:nsubj\t" in out and "\t4.1:obj\t" in out and out.count("\t2:conj:and\t") == 1
+
+
+def test_basic_label():
+    basic = {"nsubj", "nsubj:pass", "nmod", "nmod:poss", "conj", "obl", "acl:relcl", "root"}
+    assert basic_label("nmod:of", basic) == "nmod"
+    assert basic_label("nmod:poss", basic) == "nmod:poss"
+    assert basic_label("conj:and", basic) == "conj"
+    assert basic_label("conj:and>nsubj", basic) == "conj"
+    assert basic_label("nsubj:pass:xsubj", basic) == "nsubj:pass"
+    assert basic_label("obl:such_as", basic) == "obl"
+    assert basic_label("ref", basic) == "dep"
+    assert basic_label("acl:relcl") == "acl" and basic_label("ref") == "dep"   # UD's universal relations
+
+
+def test_valid_graph_keeps_one_root_and_the_tree():
+    graph = (((0, "root"),),                      # 1: the tree's root
+             ((0, "root"),),                      # 2: a second root, re-attached by the tree to 1
+             ((0, "punct"), (3, "root")),         # 3: no root arc elsewhere; root label on a word's arc
+             ((1, "nsubj"), (0, "root")),         # 4: a root arc beside a word's arc
+             (),                                  # 5: no head at all
+             ((1, "conj>root>obj"),))             # 6: a root step inside a path
+    heads, labels = [0, 1, 1, 1, 1, 1], ["root", "dep", "punct", "nsubj", "dep", "conj"]
+    assert valid_graph(graph, heads, labels) == (
+        ((0, "root"),), ((1, "dep"),), ((1, "punct"), (3, "dep")), ((1, "nsubj"),), ((1, "dep"),),
+        ((1, "conj>dep>obj"),))
+
+
+def test_parse_output_is_valid_enhanced_ud(model, tmp_path, monkeypatch):
+    """Whatever arcs the parser builds, `tsdsl parse` writes valid enhanced UD (UD validate.py's
+    level-2 checks, and one 0:root per sentence, on HEAD's root), HEAD among each word's DEPS
+    heads, DEPREL from the basic labels of the training file; the written DEPS read back as the
+    graph parse_graph gives."""
+    import numpy as np
+    import tsdsl
+    import tsdsl.learn.parser as parser_module
+    from ud_enhanced import problems
+
+    out, _ = model
+    basic = {w.deprel for s in read_conllu(TRAIN) for w in s.words} | {"dep"}     # dep: the fallback
+    pred = tmp_path / "pred.conllu"
+    code, _, err = cli("parse", out, DEV, "-o", pred, "--quiet")
+    assert code == 0, err
+    assert problems(pred.read_text()) == []
+    assert {w.deprel for s in read_conllu(pred) for w in s.words} <= basic
+    # the parser's raw arcs, as bad as they come: several roots, a root label between words,
+    # a label from 0 that is not root, paths with >, a word without a head
+    parser = tsdsl.load_parser(out)
+    lab = {l: k for k, l in enumerate(parser.labels)}
+    words = "the dog sees a cat and a man the bird .".split()
+    raw = [(1, 2, lab["det"], 1), (2, 0, lab["root"], 1), (3, 0, lab["root"], 1), (3, 2, lab["root"], 0),
+           (4, 5, lab["det"], 1), (5, 3, lab["obj"], 1), (6, 0, lab["punct"], 1), (7, 3, lab["conj>nsubj"], 1),
+           (8, 3, lab["conj>obj"], 1), (10, 3, lab["conj>nsubj"], 1), (11, 0, lab["root"], 1)]
+    fake = np.array([(w - 1, h, l, f) for w, h, l, f in raw], dtype=np.int32)
+    monkeypatch.setattr(parser_module, "parse_graphs", lambda *a: (fake, 12, 0))
+    upos = "DET NOUN VERB DET NOUN CCONJ DET NOUN DET NOUN PUNCT".split()
+    parsed = parser.parse(words, upos=upos)
+    text = parsed.to_conllu()
+    assert problems(text) == []
+    (back,) = parse_conllu(text)
+    assert graph_of(back) == parsed.graph
+    assert [d for d, arcs in enumerate(parsed.graph, 1) if (0, "root") in arcs] == [2]
+    assert all(h in {a for a, _ in arcs} for (h, _), arcs in zip(parsed, parsed.graph))
+    assert parsed[8] == (2, "dep") and parsed.graph[8] == ((2, "dep"),)   # headless "the": under the root, as in HEAD
+    assert {l for _, l in parsed} <= basic
+    (sent,) = parse_conllu("".join(f"{k}\t{w}\t_\t{u}\t_\t_\t_\t_\t_\t_\n" for k, (w, u) in enumerate(zip(words, upos), 1))
+                           + "\n",
+                           require_heads=False)
+    written, _ = parser.parse_sentences([sent])
+    assert written[0].to_text() == text
 
 
 # ---------------------------------------------------------------------------------
@@ -308,6 +406,81 @@ def test_parser_api_parses_a_graph(model):
     g = parser.parse_graph(["the", "dog", "sees", "a", "cat", "."], upos=["DET", "NOUN", "VERB", "DET", "NOUN",
                                                                            "PUNCT"])
     assert len(g) == 6 and all(all(0 <= h <= 6 and l in parser.labels for h, l in arcs) for arcs in g)
+
+
+SENTENCE = "a small dog eats the big tree from some old cat ."
+
+
+def test_parse_graph_tags_words_as_tsdsl_parse_does(model, tmp_path):
+    """Without tags given, parse_graph runs the model's tagger, as `tsdsl parse` does; a string
+    is tokenised (not read as characters); parse gives the tree, the tags and the graph."""
+    import tsdsl
+    from tsdsl.learn.parser import ParsedSentence
+
+    parser = tsdsl.load_parser(model[0])
+    words = SENTENCE.split()
+    text = tmp_path / "s.txt"
+    text.write_text(SENTENCE + "\n")
+    pred = tmp_path / "s.conllu"
+    code, _, err = cli("parse", model[0], "--text", text, "-o", pred, "--quiet")
+    assert code == 0, err
+    (written,) = read_conllu(pred)
+    graph = graph_of(written)
+    assert parser.parse_graph(words) == graph
+    assert parser.parse_graph(SENTENCE) == graph                       # 12 words, not 48 characters
+    untagged = parser.predict([{"form": words, **{c: ["_"] * len(words) for c in ("upos", "xpos", "feats", "lemma")}}])
+    assert untagged[0][0][0] != graph                                   # the tags matter for this sentence
+    parsed = parser.parse(SENTENCE)
+    assert isinstance(parsed, ParsedSentence) and parsed.graph == graph
+    assert list(parsed) == list(zip(written.heads, written.deprels))
+    assert parsed.upos == [w.upos for w in written.words] and parsed.forms == words
+    assert parser.parse_graph(words, upos=parsed.upos) == graph
+    assert parser.parse("") == [] and parser.parse_graph([]) == ()
+    for bad, message in (((words, "DET"), "not a string"), ((words, ["DET"]), "1 upos values for 12 words"),
+                         ((b"a dog",), "not bytes"), ((["a", ""],), "non-empty string")):
+        with pytest.raises(tsdsl.UsageError, match=message):
+            parser.parse_graph(*bad)
+
+
+def test_parse_writes_the_predicted_tags(model, tmp_path):
+    """A multihead model writes the tag columns its tagger predicted, as a tree model does."""
+    out, _ = model
+    notags = tmp_path / "notags.conllu"
+    rows = []
+    for line in DEV.read_text().split("\n"):
+        f = line.split("\t")
+        rows.append("\t".join(f[:2] + ["_"] * 4 + f[6:]) if len(f) == 10 else line)
+    notags.write_text("\n".join(rows))
+    pred = tmp_path / "pred.conllu"
+    code, stdout, err = cli("parse", out, notags, "-o", pred)
+    assert code == 0, err
+    assert "tagged" in err
+    gold = read_conllu(DEV)
+    tagged = read_conllu(pred)
+    upos = [w.upos for s in tagged for w in s.words]
+    assert "_" not in upos
+    right = sum(a == b for a, b in zip(upos, (w.upos for s in gold for w in s.words)))
+    assert right > 0.9 * len(upos)
+    assert all(w.lemma != "_" for s in tagged for w in s.words)
+    assert all(w.feats == "_" for s in tagged for w in s.words)   # no tagger for FEATS: the toy file has none
+
+
+@pytest.mark.parametrize("choice", ["jackknife", "gold"])
+def test_parser_tags_apply_to_graphs(choice, tmp_path):
+    """--parser-tags trains a multihead parser as it does a tree parser: model.json records the
+    choice in effect, and the dev ELAS that picked the epoch is the one the model gets on the dev
+    set as its tagger tags it (predicted tags, and the summary says so) unless the tags are gold."""
+    import tsdsl
+
+    out = tmp_path / "m"
+    code, stdout, err = cli("train", "dag", "--train", TRAIN, "--dev", DEV, "--out", out, "--epochs", "2",
+                            "--hash-bits", "14", "--parser-tags", choice, "--quiet")
+    assert code == 0, err
+    meta = json.loads((out / "model.json").read_text())
+    assert meta["parser_tags"] == choice
+    assert ("(predicted tags)" in stdout) == (choice != "gold")
+    parsed, _ = tsdsl.load_parser(out).parse_sentences(read_conllu(DEV), retag=choice != "gold")
+    assert score_graphs(read_conllu(DEV), parsed).elas == pytest.approx(meta["dev_elas"])
 
 
 def test_training_without_deps_is_refused(tmp_path, monkeypatch):

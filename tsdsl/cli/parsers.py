@@ -97,8 +97,8 @@ class Train(Command):
             line += f", dev ELAS {100 * best['dev_elas']:.2f} EULAS {100 * best['dev_eulas']:.2f}"
         elif "dev_las" in best:
             line += f", dev UAS {100 * best['dev_uas']:.2f} LAS {100 * best['dev_las']:.2f}"
-            if result.dev_tags_predicted:  # the dev file's tags were replaced by the tagger's
-                line += " (predicted tags)"
+        if best and result.dev_tags_predicted:  # the dev file's tags were replaced by the tagger's
+            line += " (predicted tags)"
         line += f"; trained in {result.seconds:.1f} s on {result.sentences} sentences"
         if result.repaired:
             line += " (the spec has dead ends: its verified guard repair was trained, and is saved in the model)"

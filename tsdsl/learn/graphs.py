@@ -8,15 +8,19 @@ derivable and are counted and skipped), then the averaged perceptron trains alon
 derivations (static oracle), as for trees without an oracle block.  After every epoch the
 averaged weights parse the development set; the epoch with the best ELAS is kept.
 
+Tags: as for trees (:func:`tsdsl.learn.tagger.parser_training_tags`), the parser trains on the
+tags of ``--parser-tags`` (by default the files' tags with a share of the sentences jackknifed)
+and its epochs are scored on the dev set as the model's tagger tags it, unless they are gold.
+
 Labels: an enhanced label seen fewer than :data:`LABEL_MIN_COUNT` times in training is
 replaced by its universal steps (``obl:unlike`` -> ``obl``; EULAS's reduction), so that the
 rare case-augmented labels do not each cost classifier outputs (en_gum train has 344 distinct
 enhanced labels, 99 of them seen 50 times or more).
 
-Parsing writes the predicted graph to DEPS.  HEAD and DEPREL get a tree read from the graph,
-so that the output stays valid CoNLL-U: each word's first arc (the first one the parser
-built; its label's first step before any ``>``), made a single-rooted tree by
-:func:`tsdsl.treebank.repair.make_tree`.  It is not a basic-dependency parse.
+Parsing writes the predicted graph to DEPS and a tree read from it to HEAD and DEPREL, made
+valid enhanced UD by the rules of :class:`tsdsl.learn.parser.GraphParser` (docs/learning.md,
+"Multihead systems"); the DEPREL values of the training file are saved in the model
+(``basic_labels``) for the tree's labels.
 """
 
 from __future__ import annotations
@@ -39,9 +43,9 @@ from .derive import SearchOracle, targets_of
 from .engine import Engine
 from .model import Model, save, spec_sources
 from .epochs import BestEpoch
-from .tagger import columns_present, train_tagger
+from .tagger import columns_present, parser_training_tags, train_tagger
 from .outputs import build_outputs
-from .parser import IGNORED_COLUMNS, ROOT_LABEL, GraphParser, absent_columns, warn_absent_columns
+from .parser import BASIC_LABELS, IGNORED_COLUMNS, ROOT_LABEL, GraphParser, absent_columns, warn_absent_columns
 from .progress import Progress
 from .mode import training_mode
 
@@ -95,12 +99,16 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
     ``options.epochs``.  Returns the fields of :class:`tsdsl.learn.train.TrainResult`."""
     t_start = time.perf_counter()
     train_sents, dev_sents = data
-    train_columns = [columns_of(s) for s in train_sents]
-    absent = absent_columns(features, train_columns)
+    gold_columns = [columns_of(s) for s in train_sents]
+    dev_columns = [columns_of(s) for s in dev_sents]
+    absent = absent_columns(features, gold_columns)
     warn_absent_columns(train_file, absent, progress)
-    # the tagger fills in missing tags at parse time; the graph parser trains on gold tags
-    tagger = train_tagger(train_columns, [columns_of(s) for s in dev_sents], seed=options.seed,
-                          progress=progress) if options.tagger else None
+    # the tagger fills in missing tags at parse time; the parser trains on the tags of
+    # --parser-tags (mixed: some jackknifed), and the dev set is tagged unless they are gold
+    tagger = train_tagger(gold_columns, dev_columns, seed=options.seed, progress=progress) if options.tagger \
+        else None
+    parser_tags, train_columns, dev_columns = parser_training_tags(options.parser_tags, gold_columns, dev_columns,
+                                                                   tagger, seed=options.seed, progress=progress)
     all_graphs = graphs_of(train_sents)
     with_arcs = [k for k, g in enumerate(all_graphs) if any(g)]
     no_deps = len(train_sents) - len(with_arcs)
@@ -131,11 +139,12 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
         progress.write(f"training: {training_mode('search', options, 0, follow='canonical')}\n{note}\n")
 
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
-    meta = {"tag_columns": list(columns_present(train_columns)), IGNORED_COLUMNS: absent, "parser_tags": "gold",
+    meta = {"tag_columns": list(columns_present(gold_columns)), IGNORED_COLUMNS: absent, "parser_tags": parser_tags,
             "tagger": tagger.meta if tagger is not None else None, "args": asdict(options),
             "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
             "nonproj": None, "beam": 1, "loss": None, "oracle": "search", "oracle_reproduced": None,
             "oracle_note": note, "graphs": True, "label_min_count": LABEL_MIN_COUNT,
+            BASIC_LABELS: sorted({l for s in train_sents for l in s.deprels if l and l != "_"}),
             "search": {"derived": int(len(searched.derived)), "not_derivable": searched.not_derivable,
                        "over_budget": searched.over_budget, "budget": options.search_budget,
                        "obstacles": dict(why)},
@@ -154,7 +163,7 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
         """Dev ELAS of the weights in ``table`` (the epoch's, as they will be saved)."""
         parser = GraphParser(model, Engine(kernel, features, outputs, options.hash_bits, weights=table,
                                            live_rows=rows))
-        pred, stats = parser.predict([columns_of(s) for s in dev_sents])
+        pred, stats = parser.predict(dev_columns)
         scores = score_graphs(dev_sents, dev_sents, gold_graphs=dev_graphs, pred_graphs=[g for g, _, _ in pred])
         record.update(dev_elas=scores.elas, dev_eulas=scores.eulas, dev_words_per_second=round(stats.words_per_second))
         return scores.elas
@@ -190,4 +199,5 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
     return {"model_dir": out, "best_epoch": best_epoch, "history": history,
             "seconds": time.perf_counter() - t_start, "sentences": n, "skipped": 0, "lifted": 0,
             "not_derived": batch.sentences - n, "oracle": "search", "graphs": True,
-            "tagger": tagger.meta if tagger is not None else None, "dev": bool(dev_sents)}
+            "tagger": tagger.meta if tagger is not None else None, "dev": bool(dev_sents),
+            "dev_tags_predicted": bool(dev_sents) and parser_tags != "gold"}

@@ -27,7 +27,7 @@ from typing import Optional, Sequence, TextIO
 import numpy as np
 
 from ..treebank.conllu import Sentence, writable_label
-from ..treebank.enhanced import Graph, with_graph
+from ..treebank.enhanced import Graph, basic_label, empty_node_line, expanded_deps, valid_graph, with_graph
 from ..errors import UsageError
 from ..kernels import compile_system
 from ..kernels.graphs import parse_graphs
@@ -142,6 +142,37 @@ def _word_list(columns: dict, words: Sequence[int], shown: int = 5) -> str:
     return text + (f" (and {len(words) - shown} more)" if len(words) > shown else "")
 
 
+def sentence_columns(what: str, words: "str | Sequence[str]", *, upos: Optional[Sequence[str]] = None,
+                     lemmas: Optional[Sequence[str]] = None, xpos: Optional[Sequence[str]] = None,
+                     feats: Optional[Sequence[str]] = None) -> dict:
+    """The column dict of one sentence given from Python (``what``: the method, for messages):
+    a list of words, or a string tokenised by the rule of :mod:`tsdsl.treebank.tokenize` (never
+    read as a list of characters), and the tag columns given, ``_`` for those not given (the
+    tagger fills them in).  Shared by :meth:`Parser.parse` and the :class:`GraphParser`
+    methods, so that both read their input alike.
+
+    Raises:
+        UsageError: bytes, an empty or non-string word, a tag column given as a string, or one
+            whose length is not the number of words.
+    """
+    if isinstance(words, str):
+        words = words_of(words)
+    elif isinstance(words, (bytes, bytearray)):
+        raise UsageError(f"{what}: words must be a string or a list of strings, not bytes")
+    words = list(words)
+    if not all(isinstance(w, str) and w for w in words):
+        raise UsageError(f"{what}: every word must be a non-empty string")
+    n = len(words)
+    cols = {"form": words}
+    for name, vals in (("upos", upos), ("lemma", lemmas), ("xpos", xpos), ("feats", feats)):
+        if isinstance(vals, str):
+            raise UsageError(f"{what}: {name} must be a list with one value per word, not a string")
+        if vals is not None and len(vals) != n:
+            raise UsageError(f"{what}: {len(vals)} {name} values for {n} words")
+        cols[name] = list(vals) if vals is not None else [EMPTY] * n
+    return cols
+
+
 def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = None) -> Engine:
     """The kernel of the model's system with its features, outputs and weights."""
     kernel = compile_system(model.system, fallback=False)
@@ -248,22 +279,8 @@ class Parser(_TagColumns):
         not given are predicted by the model's tagger (all of them with ``retag``); a model
         without a tagger needs the columns its features read (UsageError otherwise).
         Returns (head, label) per word, with the words and tags (:class:`ParsedSentence`)."""
-        if isinstance(words, str):
-            words = words_of(words)
-        elif isinstance(words, (bytes, bytearray)):
-            raise UsageError("parse: words must be a string or a list of strings, not bytes")
-        words = list(words)
-        if not all(isinstance(w, str) and w for w in words):
-            raise UsageError("parse: every word must be a non-empty string")
-        n = len(words)
-        cols = {"form": words}
-        for name, vals in (("upos", upos), ("lemma", lemmas), ("xpos", xpos), ("feats", feats)):
-            if isinstance(vals, str):
-                raise UsageError(f"parse: {name} must be a list with one value per word, not a string")
-            if vals is not None and len(vals) != n:
-                raise UsageError(f"parse: {len(vals)} {name} values for {n} words")
-            cols[name] = list(vals) if vals is not None else ["_"] * n
-        if n == 0:
+        cols = sentence_columns("parse", words, upos=upos, lemmas=lemmas, xpos=xpos, feats=feats)
+        if not cols["form"]:
             return ParsedSentence([], cols)
         (done,), _ = self.complete_tags([cols], retag=retag)
         heads, labels, _ = self.parse_columns([done])
@@ -403,19 +420,33 @@ def already_trees(heads: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 ROOT_LABEL = "root"
 """The label of a multihead model's root arcs in the tree read from a graph."""
 
+BASIC_LABELS = "basic_labels"
+"""The model meta key of a multihead model listing the DEPREL values of its training file: the
+labels the tree read from a predicted graph may use (:func:`~tsdsl.treebank.enhanced.basic_label`)."""
+
 
 class GraphParser(_TagColumns):
     """Parse with a trained multihead model (see :mod:`tsdsl.learn.graphs`): the predicted
     graph goes to DEPS; HEAD and DEPREL get a tree read from it, so that the output stays valid
-    CoNLL-U: each word's first arc (the first the parser built; its label's first step before
-    any ``>``), made a single-rooted tree by :func:`~tsdsl.treebank.repair.make_tree`.  It is
-    not a basic-dependency parse.  A word the parser left without any head (on the stack at
-    the end) gets the fallback's arc in the graph too, so that every word has a DEPS entry."""
+    CoNLL-U.  It is not a basic-dependency parse.  The tree: each word's first arc (the first
+    the parser built), made a single-rooted tree by :func:`~tsdsl.treebank.repair.make_tree`
+    (the first word on the root is the root; other words on the root, and words the parser
+    left without a head, hang from it as ``dep``); its labels are basic labels
+    (:func:`~tsdsl.treebank.enhanced.basic_label`: ``root`` on the arc from 0 only; otherwise
+    the enhanced label's first step cut to a DEPREL of the training file, ``nmod:of`` ->
+    ``nmod``; ``dep`` if none).  The graph is then made valid enhanced UD against the tree
+    (:func:`~tsdsl.treebank.enhanced.valid_graph`: one ``0:root``, on the tree's root; every
+    word's HEAD among its DEPS heads), and its collapsed paths (``>`` labels) are written as
+    empty nodes (:func:`~tsdsl.treebank.enhanced.expanded_deps`)."""
 
     def __init__(self, model: Model, engine: Optional[Engine] = None):
         self.model = model
         self.engine = engine or bind(model)
         self._init_tags(model)
+        basic = model.meta.get(BASIC_LABELS)
+        self.basic_labels = frozenset(basic) if basic else None
+        """The DEPREL values of the training file (None for models written before they were
+        recorded: UD's universal relations stand in)."""
 
     @property
     def labels(self) -> list[str]:
@@ -423,7 +454,7 @@ class GraphParser(_TagColumns):
 
     def predict(self, columns) -> tuple[list[tuple[Graph, list[int], list[str]]], ParseStats]:
         """Per sentence (given as column dicts): its graph, and the tree read from it (heads,
-        labels), with :class:`ParseStats`."""
+        labels), with :class:`ParseStats` (see the class docstring)."""
         stats = ParseStats(sentences=len(columns))
         t0 = time.perf_counter()
         batch = make_batch(without_columns(columns, self.ignored), self.model.features.token_attrs)
@@ -435,6 +466,7 @@ class GraphParser(_TagColumns):
         per_word: list[list[tuple[int, str, int]]] = [[] for _ in range(batch.words)]
         for w, h, l, first in arcs.tolist():
             per_word[w].append((h, names[l] if 0 <= l < len(names) else UNLABELED_FALLBACK, first))
+        basic = {}   # enhanced label -> basic label, once per label
         out = []
         for si in range(batch.sentences):
             a, b = offs[si], offs[si + 1]
@@ -444,35 +476,56 @@ class GraphParser(_TagColumns):
             for k in range(a, b):
                 first = next(((h, l) for h, l, f in per_word[k] if f), None)
                 heads.append(None if first is None else first[0])
-                labs.append(None if first is None else first[1].split(">")[0])
+                if first is None:
+                    labs.append(None)
+                elif first[0] == 0:
+                    labs.append(ROOT_LABEL)
+                else:
+                    if first[1] not in basic:
+                        x = basic_label(first[1], self.basic_labels)
+                        basic[first[1]] = UNLABELED_FALLBACK if x == ROOT_LABEL else x
+                    labs.append(basic[first[1]])
             fixed = make_tree(heads, labs, root_label=ROOT_LABEL, fallback_label=UNLABELED_FALLBACK)
             if fixed.fixes:
                 stats.repaired_words += fixed.fixes
                 stats.repaired_sentences += 1
             tree_labels = [UNLABELED_FALLBACK if x is None else x for x in fixed.labels]
-            # a word the parser left without any head takes the fallback's arc in the graph too
-            graph = tuple(arcs or ((fixed.heads[i], tree_labels[i]),) for i, arcs in enumerate(graph))
-            out.append((graph, list(fixed.heads), tree_labels))
+            out.append((valid_graph(graph, fixed.heads, tree_labels), list(fixed.heads), tree_labels))
         stats.words = batch.words
         stats.seconds = time.perf_counter() - t0
         return out, stats
 
-    def parse_graph(self, words: Sequence[str], upos: Optional[Sequence[str]] = None) -> Graph:
-        """The enhanced graph of one sentence: per word, its (head, label) pairs."""
-        if upos is not None and len(upos) != len(words):
-            raise UsageError(f"parse_graph: {len(upos)} upos values for {len(words)} words")
-        if not words:
-            return ()
-        cols = {"form": list(words), "upos": list(upos) if upos is not None else ["_"] * len(words)}
-        for name in ("lemma", "xpos", "feats"):
-            cols[name] = ["_"] * len(words)
-        return self.predict([cols])[0][0][0]
+    def parse_graph(self, words: "str | Sequence[str]", upos: Optional[Sequence[str]] = None, *,
+                    lemmas: Optional[Sequence[str]] = None, xpos: Optional[Sequence[str]] = None,
+                    feats: Optional[Sequence[str]] = None, retag: bool = False) -> Graph:
+        """The enhanced graph of one sentence: per word, its (head, label) pairs (heads in
+        CoNLL-U numbering, 0: the root; the graph :meth:`parse` returns as ``.graph``).  The
+        input is read as by :meth:`Parser.parse`: a list of words or a string (tokenised,
+        never read as characters); tag columns not given are predicted by the model's tagger,
+        as `tsdsl parse` does."""
+        return self.parse(words, upos, lemmas=lemmas, xpos=xpos, feats=feats, retag=retag).graph
+
+    def parse(self, words: "str | Sequence[str]", upos: Optional[Sequence[str]] = None, *,
+              lemmas: Optional[Sequence[str]] = None, xpos: Optional[Sequence[str]] = None,
+              feats: Optional[Sequence[str]] = None, retag: bool = False) -> "ParsedGraph":
+        """Parse one sentence as :meth:`Parser.parse` does (same input, tags completed by
+        the tagger), into a :class:`ParsedGraph`: (head, label) per word of the tree read from
+        the graph (what `tsdsl parse` writes to HEAD and DEPREL; not a basic-dependency parse),
+        the words and tags, and the predicted enhanced graph as ``.graph`` (what it writes to
+        DEPS), so that ``load_parser(DIR).parse(...)`` works for every model."""
+        cols = sentence_columns("parse", words, upos=upos, lemmas=lemmas, xpos=xpos, feats=feats)
+        if not cols["form"]:
+            return ParsedGraph([], cols, ())
+        (done,), _ = self.complete_tags([cols], retag=retag)
+        ((graph, heads, labels),), _ = self.predict([done])
+        return ParsedGraph(zip(heads, labels), done, graph)
 
     def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
                         log_nonmonotonic: bool = False, retag: bool = False) -> tuple[list[Sentence], ParseStats]:
         """The sentences with the predicted graph in DEPS and the tree read from it in HEAD
-        and DEPREL; empty-node lines dropped; nothing else changes.  Input whose UPOS is
-        empty is refused (multihead models are trained without a tagger)."""
+        and DEPREL, and the tag columns the tagger predicted (see :meth:`complete_tags`), as
+        :meth:`Parser.parse_sentences` writes them; empty-node lines of the input dropped;
+        nothing else changes."""
         if beam is not None and beam > 1:
             raise UsageError("multihead models parse greedily (--beam 1)")
         if log_nonmonotonic:
@@ -482,7 +535,34 @@ class GraphParser(_TagColumns):
         pred, stats = self.predict(columns)
         stats.missing_columns = self.missing_columns(columns)
         count_tagged(stats, predicted)
-        return [with_graph(s, g, h, l) for s, (g, h, l) in zip(sentences, pred)], stats
+        out = []
+        for s, c, p, (g, h, l) in zip(sentences, columns, predicted, pred):
+            if p:
+                s = s.with_columns({name: c[name] for name in TAG_COLUMNS if name in p})
+            out.append(with_graph(s, g, h, l))
+        return out, stats
+
+
+class ParsedGraph(ParsedSentence):
+    """What :meth:`GraphParser.parse` returns: a :class:`ParsedSentence` whose (head, label)
+    pairs are the tree read from the predicted graph (HEAD and DEPREL of `tsdsl parse`), and
+    the graph itself as ``graph``: per word, its (head, label) pairs (DEPS)."""
+
+    def __init__(self, pairs, columns: dict, graph: Graph):
+        super().__init__(pairs, columns)
+        self.graph = graph
+
+    def to_conllu(self) -> str:
+        """The sentence as a CoNLL-U block (without comments), the graph in DEPS, as `tsdsl
+        parse` writes it (collapsed paths as empty nodes)."""
+        deps, empties = expanded_deps(self.graph)
+        after: dict[int, list[str]] = {}
+        for x, node_id, value in empties:
+            after.setdefault(x, []).append(empty_node_line(node_id, value) + "\n")
+        rows = [f"{k}\t{f}\t{l}\t{u}\t{x}\t{m}\t{h}\t{d}\t{e}\t_\n" + "".join(after.get(k, ()))
+                for k, (f, l, u, x, m, (h, d), e) in
+                enumerate(zip(self.forms, self.lemmas, self.upos, self.xpos, self.feats, self, deps), start=1)]
+        return "".join(rows) + "\n"
 
 
 def load_parser(model_dir: str | Path):

@@ -485,3 +485,18 @@ def mix_tags(gold: Sequence[dict], predicted: Sequence[dict], share: float, seed
         return list(predicted)
     pick = np.random.default_rng([seed, 0x7A65]).random(len(gold)) < share
     return [p if k else g for g, p, k in zip(gold, predicted, pick)]
+
+
+def parser_training_tags(kind: str, train: Sequence[dict], dev: Sequence[dict], tagger: Optional[Tagger], *,
+                         seed: int, progress: Optional[TextIO] = None) -> tuple[str, list[dict], list[dict]]:
+    """The tags a parser trains and picks its epoch with, for ``--parser-tags kind`` (one of
+    :data:`PARSER_TAGS`): the training sentences (column dicts) with jackknifed tags for a
+    :data:`MIXED_SHARE` of them (``mixed``) or all of them (``jackknife``), and the dev sentences
+    tagged by the full tagger, as text will be; or both as given (``gold``, and whenever there is
+    no tagger).  Shared by tree and graph training.  Returns the choice in effect (what
+    ``model.json`` records as ``parser_tags``) and the two lists."""
+    if tagger is None or kind == "gold":
+        return "gold", list(train), list(dev)
+    predicted = jackknife(train, tagger, seed=seed, progress=progress)
+    share = MIXED_SHARE if kind == "mixed" else 1.0
+    return kind, mix_tags(train, predicted, share, seed), tagger.tag(dev, retag=True)[0] if dev else []

@@ -12,7 +12,7 @@ development set; the best epoch by LAS is kept.  Everything random draws from ``
 Unless ``tagger`` is off, a tagger (:mod:`tsdsl.learn.tagger`) is trained first on the same
 files and saved with the parser.  With ``parser_tags="mixed"`` (the default) the parser then
 trains on the files' tags for most sentences and on jackknifed tags
-(:func:`tsdsl.learn.tagger.jackknife`) for a fixed share of them (:data:`MIXED_SHARE`), and
+(:func:`tsdsl.learn.tagger.jackknife`) for a fixed share of them (:data:`tsdsl.learn.tagger.MIXED_SHARE`), and
 its epochs are scored on the dev set as the tagger tags it: the parser learns to cope with
 tags as wrong as those it will be given on text, and loses (almost) nothing on gold tags.
 ``"jackknife"`` trains on jackknifed tags only (best with predicted tags, worse with gold
@@ -53,7 +53,7 @@ from .repaired import RepairUse, use_repair
 from ..verify.repair import VERIFY_N
 from .epochs import BestEpoch
 from .weights import DEFAULT_PRECISION, PRECISIONS
-from .tagger import PARSER_TAGS, MIXED_SHARE, columns_present, jackknife, mix_tags, train_tagger
+from .tagger import PARSER_TAGS, columns_present, parser_training_tags, train_tagger
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
 MAX_EPOCHS = 30
@@ -440,16 +440,10 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     dev_columns = [columns_of(s) for s in dev_sents]
     absent = absent_columns(features, train_columns)
     warn_absent_columns(train_file, absent, progress)
-    tagger = None
-    parser_tags = "gold"
-    if options.tagger:
-        tagger = train_tagger(train_columns, dev_columns, seed=options.seed, progress=progress)
-    if tagger is not None and options.parser_tags != "gold":
-        parser_tags = options.parser_tags
-        predicted = jackknife(train_columns, tagger, seed=options.seed, progress=progress)
-        share = MIXED_SHARE if parser_tags == "mixed" else 1.0
-        train_columns = mix_tags(train_columns, predicted, share, options.seed)
-        dev_columns = tagger.tag(dev_columns, retag=True)[0]
+    tagger = train_tagger(train_columns, dev_columns, seed=options.seed, progress=progress) if options.tagger \
+        else None
+    parser_tags, train_columns, dev_columns = parser_training_tags(options.parser_tags, train_columns, dev_columns,
+                                                                   tagger, seed=options.seed, progress=progress)
     batch = make_batch([train_columns[k] for k in keep], features.token_attrs, trees, label_ids)
 
     where = user_spec

@@ -7,7 +7,10 @@ Empty nodes (``8.1``) are collapsed as the IWPT 2020/2021 shared tasks do before
 (UD's ``enhanced_collapse_empty_nodes.pl``): a word attached to an empty node gets, for every
 path into that empty node from a word or the root, one arc from the path's start whose label
 joins the labels along the path with ``>`` (``3:conj>nsubj``).  The graphs that tsdsl reads,
-trains on and scores are these collapsed graphs, over the words only.
+trains on and scores are these collapsed graphs, over the words only.  Written
+(:func:`with_graph`), a collapsed path becomes an empty node again (:func:`expanded_deps`):
+UD's enhanced labels cannot hold ``>``.  :func:`valid_graph` and :func:`basic_label` hold the
+rules that make a parser's graph and the tree read from it valid enhanced UD.
 
 Scores (:func:`score_graphs`) are those of ``iwpt21_xud_eval.py`` on files with the same
 words: ELAS is the F1 over (dependent, head, label) triples with whole labels (case
@@ -27,8 +30,8 @@ from typing import Iterable, Optional, Sequence
 from .conllu import ConlluError, Sentence, Word, _content
 from .evaluate import check_aligned
 
-__all__ = ["Graph", "GraphScores", "graph_of", "graphs_of", "has_deps", "score_graphs", "universal_steps",
-           "with_graph", "DEPS_COL"]
+__all__ = ["Graph", "GraphScores", "basic_label", "expanded_deps", "graph_of", "graphs_of", "has_deps",
+           "score_graphs", "universal_steps", "valid_graph", "with_graph", "DEPS_COL", "UD_RELATIONS"]
 
 DEPS_COL = 8
 Graph = tuple[tuple[tuple[int, str], ...], ...]
@@ -120,13 +123,24 @@ def graphs_of(sentences: Sequence[Sentence]) -> list[Graph]:
     return [graph_of(s) for s in sentences]
 
 
+def empty_node_line(node_id: str, deps: str) -> str:
+    """The CoNLL-U line of an empty node written by :func:`with_graph`: its ID and DEPS, ``_``
+    elsewhere (UD: HEAD and DEPREL of an empty node are ``_``; its word is not known)."""
+    return "\t".join((node_id, "_", "_", "_", "_", "_", "_", "_", deps, "_"))
+
+
 def with_graph(s: Sentence, graph: Graph, heads: Sequence[int], labels: Sequence[str]) -> Sentence:
     """A copy of ``s`` whose DEPS column is ``graph`` and HEAD, DEPREL are ``heads``,
-    ``labels``; empty-node lines are dropped (the graph is over the words: empty nodes of
-    the input would only carry its gold structure into the output).  Nothing else changes."""
+    ``labels``.  The input's empty-node lines are dropped (the graph is over the words: they
+    would only carry its gold structure into the output); collapsed paths (``>`` labels) are
+    written as empty nodes of their own (:func:`expanded_deps`).  Nothing else changes."""
     if len(graph) != s.n:
         raise ValueError(f"with_graph: {len(graph)} words in the graph, {s.n} in the sentence")
     base = s.with_heads(heads, labels)
+    deps, empties = expanded_deps(graph)
+    after: dict[int, list[tuple[str, str]]] = {}
+    for x, node_id, value in empties:
+        after.setdefault(x, []).append((node_id, value))
     keep_lines: list[str] = []
     index: list[int] = []
     words: list[Word] = []
@@ -139,14 +153,120 @@ def with_graph(s: Sentence, graph: Graph, heads: Sequence[int], labels: Sequence
         if k in word_at:
             i = word_at[k]
             w = base.words[i]
-            deps = "|".join(f"{h}:{lab}" for h, lab in sorted(graph[i])) or "_"
-            new = w.fields[:DEPS_COL] + (deps,) + w.fields[DEPS_COL + 1:]
+            new = w.fields[:DEPS_COL] + (deps[i],) + w.fields[DEPS_COL + 1:]
             end = raw[len(raw.rstrip("\r\n")):]
             raw = ("\ufeff" if raw.startswith("\ufeff") else "") + "\t".join(new) + end
             index.append(len(keep_lines))
             words.append(Word(w.id, new, w.line))
+            nodes = [empty_node_line(node_id, value) for node_id, value in after.get(i + 1, ())]
+            if nodes:   # after the word, with its line end (the word's line gets one if it had none)
+                raw = raw if end else raw + "\n"
+                nodes = [line + (end or "\n") for line in nodes[:-1]] + [nodes[-1] + end]
+            keep_lines.append(raw)
+            keep_lines.extend(nodes)
+            continue
         keep_lines.append(raw)
     return Sentence(tuple(keep_lines), tuple(words), tuple(index), s.file, s.line)
+
+
+UD_RELATIONS = frozenset(
+    "acl advcl advmod amod appos aux case cc ccomp clf compound conj cop csubj dep det discourse dislocated expl "
+    "fixed flat goeswith iobj list mark nmod nsubj nummod obj obl orphan parataxis punct reparandum root vocative "
+    "xcomp".split())
+"""UD's 37 universal relations: the basic labels :func:`basic_label` falls back on when the
+basic labels of the training file are not known (models written before they were recorded)."""
+
+
+def basic_label(label: str, basic: "Iterable[str] | None" = None) -> str:
+    """The basic-dependency label (DEPREL) for an enhanced label: its first ``>``-step cut to
+    the longest ``:``-prefix that is a basic label of ``basic`` (the DEPREL values of the
+    training file; default :data:`UD_RELATIONS`), else ``dep``.  So case and conjunction
+    subtypes, which UD adds in DEPS only, leave DEPREL (``nmod:of`` -> ``nmod``, ``conj:and``
+    -> ``conj``, ``conj:and>nsubj`` -> ``conj``) while the subtypes the treebank uses in its
+    basic trees stay (``nsubj:pass``, ``acl:relcl``; ``nsubj:pass:xsubj`` -> ``nsubj:pass``),
+    and an enhanced-only relation becomes ``dep`` (``ref``)."""
+    known = UD_RELATIONS if basic is None else basic
+    parts = label.split(">", 1)[0].split(":")
+    for k in range(len(parts), 0, -1):
+        cand = ":".join(parts[:k])
+        if cand in known:
+            return cand
+    return "dep"
+
+
+def valid_graph(graph: Graph, heads: Sequence[int], labels: Sequence[str]) -> Graph:
+    """A parser's graph made valid enhanced UD against its tree (``heads``, ``labels``: a
+    single-rooted tree, HEAD and DEPREL, read from the graph), by three rules:
+
+    1. One root: the arcs from 0 are dropped, and the tree's root word gets ``0:root``; a
+       ``root`` step of a label on any other arc becomes ``dep`` (UD: head 0 if and only
+       if ``root``).
+    2. The tree in the graph: a word whose DEPS have no arc from its HEAD gets HEAD:DEPREL
+       (a word the parser left without a head, one whose only arc came from 0 but not chosen
+       as the root, one re-attached to break a cycle).  So every word has a DEPS entry and
+       every word is reachable from 0 (the graph contains a spanning tree).
+    3. Nothing else changes: the other arcs keep their heads and labels.
+    """
+    out = []
+    for arcs, h, l in zip(graph, heads, labels):
+        kept = {(a, _no_root_step(b)) for a, b in arcs if a != 0}
+        if h == 0:
+            kept.add((0, "root"))
+        elif all(a != h for a, _ in kept):
+            kept.add((h, l))
+        out.append(tuple(sorted(kept)))
+    return tuple(out)
+
+
+def _no_root_step(label: str) -> str:
+    """``label`` with every ``>``-step whose universal part is ``root`` replaced by ``dep``."""
+    if "root" not in label:
+        return label
+    return ">".join("dep" if step.split(":")[0] == "root" else step for step in label.split(">"))
+
+
+def _id_key(head: str) -> tuple[int, int]:
+    """Sort key of a DEPS head: a word ID, 0, or an empty node ID (``5.1`` after 5, before 6)."""
+    whole, _, sub = head.partition(".")
+    return int(whole), int(sub or 0)
+
+
+def expanded_deps(graph: Graph) -> tuple[list[str], list[tuple[int, str, str]]]:
+    """The DEPS values of a collapsed graph with its collapsed paths (labels joined by ``>``)
+    expanded back into empty nodes, the inverse of the collapse (:func:`graph_of` reads the
+    result back as ``graph``): UD's enhanced labels cannot hold ``>``.  A word's arc
+    ``h:conj>obl`` becomes an empty node E with DEPS ``h:conj`` and the arc ``E:obl``; the
+    paths from one head with the same leading steps share their empty nodes (``h:conj>nsubj``
+    and ``h:conj>obj``: one elided predicate with two dependents).  An empty node is numbered
+    after the first word that hangs from it (``4.1``, ``4.2``, in the order of head and path).
+
+    Returns the DEPS value of each word, and the empty nodes as (the word they follow, ID, DEPS).
+    """
+    paths: dict[tuple[int, tuple[str, ...]], int] = {}   # (head, leading steps) -> first word through it
+    for d, arcs in enumerate(graph, 1):
+        for h, label in arcs:
+            steps = tuple(label.split(">"))
+            for j in range(1, len(steps)):
+                key = (h, steps[:j])
+                paths[key] = min(paths.get(key, d), d)
+    ids: dict[tuple[int, tuple[str, ...]], str] = {}
+    per_word: dict[int, int] = {}
+    for key in sorted(paths, key=lambda k: (paths[k], k)):
+        x = paths[key]
+        per_word[x] = per_word.get(x, 0) + 1
+        ids[key] = f"{x}.{per_word[x]}"
+
+    def item(h: int, steps: tuple[str, ...]) -> tuple[str, str]:
+        """The DEPS item of the last step of a path from ``h``: from the empty node of the
+        steps before it, or from ``h`` itself."""
+        return (ids[(h, steps[:-1])] if len(steps) > 1 else str(h)), steps[-1]
+
+    def value(items) -> str:
+        return "|".join(f"{a}:{b}" for a, b in sorted(set(items), key=lambda i: (_id_key(i[0]), i[1]))) or "_"
+
+    words = [value(item(h, tuple(l.split(">"))) for h, l in arcs) for arcs in graph]
+    empties = [(paths[key], ids[key], value([item(key[0], key[1])])) for key in sorted(ids, key=lambda k: _id_key(ids[k]))]
+    return words, empties
 
 
 def universal_steps(label: str) -> str:
