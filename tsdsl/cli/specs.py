@@ -38,7 +38,8 @@ class Check(Command):
 
 class Systems(Command):
     name = "systems"
-    help = "list the packaged specs with their claims; commands accept these names instead of a path"
+    help = ("list the packaged specs with their claims and declared oracles (or none); commands accept these "
+            "names instead of a path")
 
     def configure(self, sp) -> None:
         sp.add_argument("--readings", action="store_true", help="also list the alternative readings "
@@ -47,7 +48,8 @@ class Systems(Command):
     def run(self, args) -> int:
         for name, path in packaged_systems(readings=args.readings):
             system = load_system(path)
-            print(f"{name}: {system.title}")
+            oracles = ", ".join(o.name for o in system.oracles) or "none"
+            print(f"{name}: {system.title}   [oracle: {oracles}]")
             print(f"    {system.claim or '(no claim)'}")
         return 0
 
