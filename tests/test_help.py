@@ -72,3 +72,22 @@ def test_help_prints(name, capsys):
         PARSER.parse_args([name, "--help"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.startswith("usage: tsdsl " + name)
+
+
+def _help_of(command: str, option: str) -> str:
+    return " ".join(next(a.help for a in COMMANDS[command]._actions if option in a.option_strings).split())
+
+
+def test_train_help_states_the_default_loss_and_the_derived_oracle():
+    """`--loss` said "default: the first", but training takes the first exact loss, else an
+    upper bound, else the first (default_loss); `--oracle` did not mention the derived oracle
+    a spec without an oracle block trains with."""
+    loss = _help_of("train", "--loss")
+    assert "the first exact loss; else an upper bound" in loss and "else the first loss" in loss
+    oracle = _help_of("train", "--oracle")
+    assert "without an oracle block" in oracle and "derive-oracle" in oracle
+
+
+def test_parse_help_warns_about_a_beam_the_model_was_not_trained_with():
+    beam = _help_of("parse", "--beam")
+    assert "greedy-trained model much worse" in beam and "warning names the trained width" in beam

@@ -28,9 +28,12 @@ class Train(Command):
         sp.add_argument("--oracle", choices=("auto", "dynamic", "static", "search"), default="auto",
                         help="how training follows the gold trees: a declared oracle, dynamic (with exploration) "
                              "or static, or the oracle by search (search: an action is free when the gold tree is "
-                             "still derivable after it; see --search-follow). auto (default): the declared oracle if "
-                             "following it reproduces 98%% of the training trees (dynamic when its loss is exact or "
-                             "an upper bound), else search")
+                             "still derivable after it; see --search-follow). A single-head spec without an oracle "
+                             "block gets the oracle `tsdsl derive-oracle` derives from it, checked against the exact "
+                             "loss (cached; not with search). auto (default): the declared oracle, or the derived "
+                             "one when the check finds it exact, if following it reproduces 98%% of the training "
+                             "trees (dynamic when its loss is exact or an upper bound, static when a lower bound), "
+                             "else search; dynamic and static also take a derived lower bound")
         sp.add_argument("--search-budget", type=at_least(1), default=None, metavar="N",
                         help="static oracle by search: configurations expanded per tree before it is skipped "
                              "(default 100000)")
@@ -58,7 +61,10 @@ class Train(Command):
                         help="how the saved weights are stored (default float16; int16/int8: per-output scale)")
         sp.add_argument("--prune", type=number_in(0.0), default=0.0, metavar="T",
                         help="leave out saved weights with |w| < T (default 0: keep every non-zero weight)")
-        sp.add_argument("--loss", help="which declared oracle loss to train with (default: the first)")
+        sp.add_argument("--loss", help="which declared oracle loss to train with: ORACLE, ORACLE/LOSS, or a loss "
+                                       "of the first oracle (default: over the declared oracles in order, the first "
+                                       "exact loss; else an upper bound, the last one of the first oracle that "
+                                       "declares one; else the first loss)")
         sp.add_argument("--no-repair", action="store_true",
                         help="train a spec with dead ends as written (default: its verified guard repair, "
                              "as `tsdsl verify --repair` finds it)")
