@@ -149,12 +149,16 @@ def test_child_oracle_replaces_inherited(tmp_path):
     assert [l.name for l in system.oracles[0].losses] == ["upper"]
 
 
+KINDS = {"exact": "exact", "lower": "lower bound", "upper": "upper bound"}
+
+
 def _assert_mismatch_report(r, loss_name):
     assert not r.ok
     assert r.mismatches[loss_name] > 0
     assert r.examples, "a mismatch should be kept as an example"
     text = render_report(r)
-    assert f"loss {loss_name}: {r.mismatches[loss_name]} MISMATCHES" in text
+    assert f'loss "{loss_name}" (declared {KINDS[r.bounds[loss_name]]}): {r.mismatches[loss_name]} MISMATCHES, ' \
+        in text
     m = r.examples[0]
     assert m.loss == loss_name
     header = m.trace.splitlines()[0].split()
@@ -207,6 +211,11 @@ def test_covington_nm_bad_upper_bound_is_caught(tmp_path):
     m = _assert_mismatch_report(r, "upper")
     assert m.fast < m.exact  # the "upper bound" is below the true loss
     assert m.exact_zero == [] and m.fast_zero == []  # bounds are not compared on zero-cost actions
+    text = render_report(r)
+    # said as a bound, not as "zero-cost exact [] vs fast []" (what an exact loss is compared on)
+    assert f'loss "upper" (declared upper bound): {r.mismatches["upper"]} MISMATCHES, below the exact loss' in text
+    assert f"exact loss {m.exact}, upper bound {m.fast} (below the exact loss)" in text
+    assert "zero-cost" not in text
 
 
 def test_covington_nm_bad_upper_bound_pinned_case(tmp_path):
@@ -266,8 +275,13 @@ def test_cli_check_oracle_ok(capsys):
     code, out, err = run(capsys, "check-oracle", str(SYSTEMS / "arc-eager.ts"), "--configs", "60", "--max-n", "5")
     assert code == 0, out + err
     assert out.startswith("arc_eager: oracle goldberg_nivre_2012: 60 configurations")
-    assert "  loss loss: OK" in out
+    # the line names the loss and what was checked: an exact value (and its zero-cost actions)
+    assert '  loss "loss" (declared exact): OK, equals the exact loss, with the same zero-cost actions' in out
     assert "MISMATCHES" not in out
+    code, out, err = run(capsys, "check-oracle", str(SYSTEMS / "covington-nm.ts"), "--configs", "40", "--max-n", "5")
+    assert code == 0, out + err
+    assert '  loss "lower" (declared lower bound): OK, never above the exact loss\n' in out
+    assert '  loss "upper" (declared upper bound): OK, never below the exact loss\n' in out
 
 
 def test_cli_check_oracle_broken(capsys, tmp_path):
@@ -288,6 +302,7 @@ def test_cli_check_oracle_json(capsys, tmp_path):
     assert report["ok"] is True
     assert report["oracle"] == "fernandez_gomez_2017"
     assert report["mismatches"] == {"lower": 0, "pc_upper": 0, "upper": 0}
+    assert report["bounds"] == {"lower": "lower", "pc_upper": "upper", "upper": "upper"}
     assert report["configurations"] == 40
     spec = write(tmp_path, "n.ts", COVINGTON_NM_BAD_UPPER)
     code, out, _ = run(capsys, "check-oracle", str(spec), "--configs", "150", "--max-n", "6", "--json")

@@ -144,10 +144,29 @@ def test_show_text_lists_actions_with_locations(capsys):
     assert "actions: 4\n" in out
     line = next(k for k, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
                 if text.lstrip().startswith("LEFT-ARC"))
-    assert f"  LEFT-ARC   [{path}:{line}]" in out
+    assert out.splitlines()[1] == f"  file       {path}"
+    assert f"  LEFT-ARC   [line {line}]" in out
+    assert str(path.parent) not in out.split("\n", 2)[2]  # the folder once, in the header only
     assert "      arc       b -> s  overwrite" in out
     assert "    case 2: (sigma|t|s, beta) => (sigma|t, beta)" in out
     assert "      implicit  not is_root(s) and not has_head(s)" in out
+
+
+def test_show_text_names_the_file_once_and_inherited_actions_relative_to_it(capsys):
+    """The full path of a spec printed on every action line was noise: the header names the
+    spec (and what it extends) once; an inherited action says which file, relative to it.
+    --json keeps the full origins."""
+    path = SYSTEMS / "arc-eager-slp.ts"
+    code, out, _ = run(capsys, "show", str(path))
+    assert code == 0
+    assert out.splitlines()[1] == f"  file       {path} (extends arc-eager.ts)"
+    line = next(k for k, text in enumerate((SYSTEMS / "arc-eager.ts").read_text(encoding="utf-8").splitlines(), 1)
+                if text.lstrip().startswith("SHIFT"))
+    assert f"  SHIFT   [arc-eager.ts:{line}]" in out
+    assert out.count(str(SYSTEMS)) == 1
+    code, out, _ = run(capsys, "show", "--json", str(path))
+    shift = next(a for a in json.loads(out)["actions"] if a["name"] == "SHIFT")
+    assert shift["origin"] == f"{SYSTEMS / 'arc-eager.ts'}:{line}"
 
 
 def test_set_K_changes_show(capsys):
@@ -298,7 +317,9 @@ def test_systems_lists_every_packaged_spec_by_a_name_commands_accept(capsys):
     names = [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")]
     assert names == sorted(p.stem for p in SPECS)
     arc_eager = load_system("systems/arc-eager.ts")
-    assert f"arc-eager: {arc_eager.title}\n    {arc_eager.claim}\n" in out
+    assert f"arc-eager: {arc_eager.title}   [oracle: goldberg_nivre_2012]\n    {arc_eager.claim}\n" in out
+    # which specs declare an oracle block, and which do not (derive-oracle, search)
+    assert f"attardi: {load_system('systems/attardi.ts').title}   [oracle: none]\n" in out
     code, out, _ = run(capsys, "check", names[0])  # the name alone, from any directory
     assert code == 0 and out.startswith(f"{names[0]}: OK")
 

@@ -114,7 +114,7 @@ def test_budget_exceeded_is_undecided(systems_dir):
     assert (r.nonprojective_arcs, r.nonprojective_arcs_reached, r.nonprojective_arcs_undecided) == (5, 0, 5)
     assert r.reached_share is None
     text = r.render_text()
-    assert "undecided:            2 (budget 1 configurations per sentence)" in text
+    assert "undecided:            2 (budget 1 configurations per sentence, interpreted search)" in text
     assert "not derivable:        2 (2 by proof from the spec, the rest by search)" in text
     assert "  undecided: sentence 2, 3 words" in text
 
@@ -175,6 +175,12 @@ def test_cli_text(capsys, systems_dir, hand_file):
     assert code == 0
     assert "derivable:            3 / 5 (60.00%)" in out
     assert "non-projective arcs:  5, reached 3 (60.00% of decided)" in out
+    # the budget the search had: the compiled search gets COMPILED_FACTOR times --budget (the
+    # line used to say 20000 configurations, a thousandth of it)
+    assert ("undecided:            0 (budget 20000000 configurations per sentence: the compiled search's, "
+            "1000 x --budget 20000)") in out
+    code, out, _ = run(capsys, "coverage", systems_dir / "arc-eager.ts", hand_file, "--interpreted", "--budget", "inf")
+    assert code == 0 and "(no search budget: --budget inf)" in out
 
 
 def test_cli_bad_conllu_is_located(capsys, systems_dir, tmp_path):

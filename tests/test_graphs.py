@@ -381,6 +381,17 @@ def test_train_reports_elas_and_skipped_graphs(model):
     assert meta["search"]["obstacles"] == doc["obstacles"]
 
 
+def test_parse_of_a_multihead_model_takes_beam_1_and_refuses_more(model, tmp_path):
+    """--beam 1 is the width a multihead model parses with: no warning (the summary used to
+    ask the parser for a trained width it does not have: AttributeError); wider is refused."""
+    out, _ = model
+    pred = tmp_path / "pred.conllu"
+    code, _, err = cli("parse", out, DEV, "-o", pred, "--beam", "1")
+    assert code == 0 and err.startswith("parsed ") and "warning" not in err, err
+    code, _, err = cli("parse", out, DEV, "-o", pred, "--beam", "2")
+    assert code == 2 and "multihead models parse greedily" in err and "Traceback" not in err
+
+
 def test_parse_writes_graphs_and_a_tree(model, tmp_path):
     out, _ = model
     pred = tmp_path / "pred.conllu"

@@ -72,3 +72,35 @@ def test_help_prints(name, capsys):
         PARSER.parse_args([name, "--help"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.startswith("usage: tsdsl " + name)
+
+
+def _help_of(command: str, option: str) -> str:
+    return " ".join(next(a.help for a in COMMANDS[command]._actions if option in a.option_strings).split())
+
+
+def test_train_help_states_the_default_loss_and_the_derived_oracle():
+    """`--loss` said "default: the first", but training takes the first exact loss, else an
+    upper bound, else the first (default_loss); `--oracle` did not mention the derived oracle
+    a spec without an oracle block trains with."""
+    loss = _help_of("train", "--loss")
+    assert "the first exact loss; else an upper bound" in loss and "else the first loss" in loss
+    oracle = _help_of("train", "--oracle")
+    assert "without an oracle block" in oracle and "derive-oracle" in oracle
+
+
+def test_parse_help_warns_about_a_beam_the_model_was_not_trained_with():
+    beam = _help_of("parse", "--beam")
+    assert "greedy-trained model much worse" in beam and "warning names the trained width" in beam
+
+
+def test_search_budget_helps_state_what_the_compiled_search_gets():
+    """coverage's and verify's --budget said N configurations per sentence, but the compiled
+    search (their default) gets COMPILED_FACTOR (coverage) or VERIFY_COMPILED_FACTOR (verify's
+    random completeness check) times as many."""
+    from tsdsl.verify.coverage import COMPILED_FACTOR, DEFAULT_BUDGET, VERIFY_COMPILED_FACTOR
+
+    coverage = _help_of("coverage", "--budget")
+    assert f"may expand {COMPILED_FACTOR} times as many" in coverage
+    assert f"default {DEFAULT_BUDGET}, so {COMPILED_FACTOR * DEFAULT_BUDGET} compiled" in coverage
+    verify = _help_of("verify", "--budget")
+    assert f"may expand {VERIFY_COMPILED_FACTOR} times as many" in verify

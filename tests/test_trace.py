@@ -118,3 +118,35 @@ def test_illegal_step_reports_the_rows_done():
         assert [s.action for s in exc.steps] == ["SHIFT", None]
         assert exc.steps[-1].lists == (("root", "book"), ("the", "flight", "through", "houston"))
         assert exc.list_names == ("sigma", "beta")
+
+
+# ---------------------------------------------------------------------------------
+# trace --costs: refused without --gold; a dead end's inf explained
+# ---------------------------------------------------------------------------------
+
+
+def test_trace_costs_without_gold_is_a_usage_error(capsys):
+    """--costs used to be ignored silently without --gold: a cost needs a gold tree."""
+    from tsdsl.cli import main
+
+    code = main(["trace", "arc-eager", "--words", "Book the flight", "--actions", "SHIFT LEFT-ARC", "--costs"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert "--costs needs --gold" in err and "Traceback" not in err
+
+
+def test_trace_costs_explains_inf_in_a_legend_line(capsys, tmp_path):
+    """arc-eager-slp's SHIFT at step 5 of the SLP3 sentence is a dead end (cost inf): a legend
+    line under the table says what inf means; a table without inf has none."""
+    from tsdsl.cli import main
+
+    book = Path(__file__).resolve().parent.parent / "docs" / "examples" / "sample.conllu"
+    assert main(["trace", "arc-eager-slp", "--gold", str(book), "--costs"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "SHIFT=inf" in lines[6]
+    assert lines[-2] == ("cost inf: no terminal configuration can be reached after that action "
+                         "(a dead end: no tree can be finished)")
+    assert lines[-1].startswith("oracle: exact loss search")
+    assert main(["trace", "arc-eager", "--gold", str(book), "--costs"]) == 0
+    out = capsys.readouterr().out
+    assert "inf" not in out and "cost inf" not in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Optional
 
 from . import ir
@@ -10,6 +11,31 @@ from . import ir
 
 def _loc(span) -> str:
     return f"{span.file}:{span.line}"
+
+
+def _relative(file: str, home: str) -> str:
+    """``file`` as a path relative to the folder of the spec file ``home`` (as given when
+    that is shorter or no relative path exists)."""
+    try:
+        rel = os.path.relpath(file, os.path.dirname(home) or ".")
+    except ValueError:  # another drive
+        return file
+    return rel if len(rel) < len(file) else file
+
+
+def _where(span, home: str) -> str:
+    """Where a piece of the spec is, for the text rendering, whose header names the spec
+    file once: ``line N`` in it, else ``FILE:N`` relative to its folder (a parent spec)."""
+    if span.file == home:
+        return f"line {span.line}"
+    return f"{_relative(span.file, home)}:{span.line}"
+
+
+def _file_line(system: ir.System) -> str:
+    """The header's ``file`` line: the spec file, and the specs it extends, parents first."""
+    home = system.source_file
+    parents = [_relative(f, home) for f in system.sources if f != home]
+    return f"  file       {home}" + (f" (extends {', '.join(parents)})" if parents else "")
 
 
 def _match_text(system: ir.System, match: tuple[ir.ListMatch, ...]) -> str:
@@ -35,6 +61,7 @@ def render_text(system: ir.System, n: Optional[int] = None) -> str:
     """Every instantiated action with its cases, guards (explicit and implicit) and effects."""
     lines = [
         f"system {system.name}: {system.title}",
+        _file_line(system),
         f"  cite       {system.cite or '-'}",
         *([f"  claim      {system.claim}"] if system.claim else []),
         f"  style      {system.style}",
@@ -64,8 +91,9 @@ def render_text(system: ir.System, n: Optional[int] = None) -> str:
     lines.append(f"  terminal   {_match_text(system, t.match)}{guard}")
     if system.attach_headless_to_root:
         lines.append("  finally    attach headless to root")
+    home = system.source_file
     for o in system.oracles:
-        lines.append(f"  oracle     {o.name}: {o.title}   [{_loc(o.origin)}]")
+        lines.append(f"  oracle     {o.name}: {o.title}   [{_where(o.origin, home)}]")
         if o.reach is not None:
             positive, h, d, pred = o.reach
             lines.append(f"    {'reachable' if positive else 'unreachable'} {h} -> {d} if {ir.pred_text(pred)}")
@@ -79,7 +107,7 @@ def render_text(system: ir.System, n: Optional[int] = None) -> str:
     lines.append(f"actions: {len(actions)}{note}")
     for a in actions:
         cls = f"  class {a.cls}" if a.cls != a.name else ""
-        lines.append(f"  {a.name}{cls}   [{_loc(a.origin)}]")
+        lines.append(f"  {a.name}{cls}   [{_where(a.origin, home)}]")
         for k, c in enumerate(a.cases):
             prefix = "    " if len(a.cases) == 1 else f"    case {k + 1}: "
             lines.append(f"{prefix}{_match_text(system, c.match)} => {_result_text(system, c.result)}")

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..files import check_output
 from ..lang import load_system
+from ..verify.coverage import COMPILED_FACTOR, VERIFY_COMPILED_FACTOR
 from ..verify.coverage import DEFAULT_BUDGET as COVERAGE_BUDGET
 from ..verify.coverage import REACH_BUDGET
 from .base import Command, at_least, parse_overrides, spec_argument, with_set
@@ -26,7 +27,10 @@ class Verify(Command):
                              "(completeness) and N random derivations walked (soundness, progress, termination), "
                              "so up to 2N in all (default 50; 0: no random checks)")
         sp.add_argument("--budget", type=at_least(1), default=5000,
-                        help="configurations one derivation search may expand before 'undecided' (default 5000)")
+                        help="configurations one derivation search in the interpreter may expand before "
+                             f"'undecided'; the random completeness check's compiled search, the default, may "
+                             f"expand {VERIFY_COMPILED_FACTOR} times as many (default 5000, so "
+                             f"{VERIFY_COMPILED_FACTOR * 5000} compiled)")
         sp.add_argument("--json", action="store_true", help="machine-readable output")
         sp.add_argument("--report", metavar="FILE.md", help="also write the Markdown verdict table to FILE.md "
                                                             "(default: none)")
@@ -163,8 +167,11 @@ class Coverage(Command):
         sp.add_argument("file", metavar="FILE.conllu", help="the treebank whose gold trees are searched for")
         sp.add_argument("--json", action="store_true", help="machine-readable output (with every sentence)")
         sp.add_argument("--budget", type=at_least(1, inf=True), default=COVERAGE_BUDGET,
-                        help="configurations one search may expand per sentence before 'undecided' "
-                             f"(default {COVERAGE_BUDGET}; inf for no limit)")
+                        help="configurations the interpreter's search (--interpreted, or a multihead spec "
+                             "without --deps) may expand per sentence before 'undecided'; the compiled search, "
+                             f"the default, may expand {COMPILED_FACTOR} times as many, --deps's graph search "
+                             f"--budget itself (default {COVERAGE_BUDGET}, so {COMPILED_FACTOR * COVERAGE_BUDGET} compiled; "
+                             "inf for no limit)")
         sp.add_argument("--limit", type=at_least(1), metavar="N", help="only the first N sentences (default: all)")
         sp.add_argument("--max-len", type=at_least(1), metavar="N", help="skip (and count) sentences longer than N words "
                                                                  "(default: none skipped)")

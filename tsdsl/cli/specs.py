@@ -38,7 +38,8 @@ class Check(Command):
 
 class Systems(Command):
     name = "systems"
-    help = "list the packaged specs with their claims; commands accept these names instead of a path"
+    help = ("list the packaged specs with their claims and declared oracles (or none); commands accept these "
+            "names instead of a path")
 
     def configure(self, sp) -> None:
         sp.add_argument("--readings", action="store_true", help="also list the alternative readings "
@@ -47,7 +48,8 @@ class Systems(Command):
     def run(self, args) -> int:
         for name, path in packaged_systems(readings=args.readings):
             system = load_system(path)
-            print(f"{name}: {system.title}")
+            oracles = ", ".join(o.name for o in system.oracles) or "none"
+            print(f"{name}: {system.title}   [oracle: {oracles}]")
             print(f"    {system.claim or '(no claim)'}")
         return 0
 
@@ -85,7 +87,9 @@ class Trace(Command):
         sp.add_argument("--gold", metavar="FILE.conllu", help="drive the trace by an oracle for a gold tree instead "
                                                              "of given actions (default: none)")
         sp.add_argument("--sentence", type=at_least(1), default=1, help="which sentence of --gold (1-based, default 1)")
-        sp.add_argument("--costs", action="store_true", help="with --gold: print every legal action's cost")
+        sp.add_argument("--costs", action="store_true", help="with --gold (costs are measured against a gold tree): "
+                                                             "print every legal action's cost; inf marks an action "
+                                                             "after which no terminal configuration can be reached")
         sp.add_argument("--budget", type=at_least(1), default=200_000,
                         help="with --gold: configurations the exact loss search may expand (default 200000)")
         sp.add_argument("--html", metavar="OUT.html", default=None,
@@ -99,6 +103,8 @@ class Trace(Command):
             check_output(args.html)
             if not args.html.lower().endswith((".html", ".htm")):
                 raise UsageError(f"--html {args.html}: the page must end in .html")
+        if args.costs and not args.gold:
+            raise UsageError("--costs needs --gold FILE.conllu: a cost is measured against a gold tree")
         it = Interpreter(system)
         if args.gold:
             return _trace_gold(args, system, it)
@@ -127,6 +133,11 @@ class Trace(Command):
         print(last)
         _write_html(args, system, steps, words, final.root, it.is_terminal(final), last)
         return 0
+
+
+INF_LEGEND = ("cost inf: no terminal configuration can be reached after that action "
+              "(a dead end: no tree can be finished)")
+"""The line under a ``trace --costs`` table that has an infinite cost."""
 
 
 def _trace_gold(args, system, it) -> int:
@@ -158,13 +169,16 @@ def _trace_gold(args, system, it) -> int:
         zero = [a for a, v in costs.items() if v == 0]
         if not zero:
             print(render_steps(steps, names))
-            raise UsageError(f"step {k}: no zero-cost action (costs {costs})")
+            raise UsageError(f"step {k}: no zero-cost action (costs {costs})" +
+                             (f"; {INF_LEGEND}" if float("inf") in costs.values() else ""))
         mono = [a for a in zero if a not in search.nonmonotonic]
         action = (mono or zero)[0]
         steps.append(apply_recorded(it, c, words, k, action, costs if args.costs else None))
         k += 1
     steps.append(final_step(it, c, words, k))
     print(render_steps(steps, names, terminal=True))
+    if any(s.costs is not None and float("inf") in s.costs.values() for s in steps):
+        print(INF_LEGEND)
     out = it.output(c).heads
     wrong = sum(1 for h, g in zip(out, gold) if h != g)
     source = f"fast oracle {exact_oracles[0].name}" if fast is not None else "exact loss search"

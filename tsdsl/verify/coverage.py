@@ -44,6 +44,11 @@ DEFAULT_BUDGET = 20_000
 compiled search may expand ``COMPILED_FACTOR`` times as many (about as long)."""
 
 COMPILED_FACTOR = 1000
+"""The compiled search's budget per sentence is this many times ``budget`` (``--budget``)."""
+
+VERIFY_COMPILED_FACTOR = 100
+"""``tsdsl verify``'s random completeness check gives the compiled search this many times its
+``--budget`` per tree (:mod:`.verifier`)."""
 
 REACH_BUDGET = 2_000
 """Configurations the exact-loss search may expand to count the non-projective arcs reached
@@ -102,6 +107,7 @@ class CoverageReport:
     seconds: float = 0.0
     kernel_build_seconds: float = 0.0  # building the compiled kernel first (the caller's), not in seconds
     per_sentence: list[SentenceCoverage] = field(default_factory=list)
+    compiled: bool = False  # searched by the compiled kernel, with COMPILED_FACTOR times the budget
 
     @property
     def nps_share(self) -> Optional[float]:
@@ -136,7 +142,13 @@ class CoverageReport:
             return "n/a" if x is None else f"{100 * x:.2f}%"
 
         n = self.sentences
-        budget = "unlimited" if self.budget is None else str(self.budget)
+        if self.budget is None:
+            budget = "no search budget: --budget inf"
+        elif self.compiled:
+            budget = (f"budget {COMPILED_FACTOR * self.budget} configurations per sentence: the compiled search's, "
+                      f"{COMPILED_FACTOR} x --budget {self.budget}")
+        else:
+            budget = f"budget {self.budget} configurations per sentence, interpreted search"
         lines = [f"system:               {self.system}"]
         if self.file:
             lines.append(f"file:                 {self.file}")
@@ -149,7 +161,7 @@ class CoverageReport:
             f"not derivable:        {self.not_derivable}"
             + (f" ({self.not_derivable_by_proof} by proof from the spec, the rest by search)"
                if self.not_derivable_by_proof else ""),
-            f"undecided:            {self.undecided} (budget {budget} configurations per sentence)",
+            f"undecided:            {self.undecided} ({budget})",
         ]
         if self.undecided:
             lines.append(f"derivable at most:    {self.derivable + self.undecided} / {n} "
@@ -210,6 +222,7 @@ def coverage(system: ir.System, sentences: Iterable, *, budget: Optional[int] = 
     report = CoverageReport(system.name, file, budget, max_len)
     if compiled is not None and system.multihead:
         compiled = None
+    report.compiled = compiled is not None
     start = time.perf_counter()
     for index, item in enumerate(sentences):
         heads, line, sent_id = _gold_of(item)

@@ -44,10 +44,11 @@ class DerivedOracle:
         return self.configurations > 0
 
 
-def reach_rule(system: ir.System, *, ordered: bool = True) -> str:
+def reach_rule(system: ir.System, *, ordered: bool = True, simplify: bool = True) -> str:
     """The guard, in spec syntax, under which a missing gold arc ``h -> d`` is reachable.
     ``ordered``: from :class:`.reach_order.OrderedPairReachability`, which also knows the gap
-    of two tokens in one list (else the plain analysis, blind to it)."""
+    of two tokens in one list (else the plain analysis, blind to it).  ``simplify``: fewer
+    disjuncts by :func:`simplify_terms` (else one per pair of places, as minimised)."""
     pr = OrderedPairReachability(system, 8) if ordered else PairReachability(system, 8)
     lists = [d.name for d in system.lists]
     open_right = [d.open_end == "R" for d in system.lists]
@@ -100,15 +101,14 @@ def reach_rule(system: ir.System, *, ordered: bool = True) -> str:
         return out
 
     h_classes, d_classes = classes(0), classes(1)
-    terms = []
+    terms: list[Term] = []
     for hk, hoffs in h_classes:
         for dk, doffs in d_classes:
             def value(bits, gaps, hoffs=hoffs, doffs=doffs, hk=hk, dk=dk):
                 seen = {table[((hk, x), (dk, y), g, bits)] for x in hoffs for y in doffs for g in gaps} - {None}
                 return seen.pop() if len(seen) == 1 else None if not seen else True  # True: be sound
 
-            where = [_position("h", lists[hk], open_right[hk], hoffs, M),
-                     _position("d", lists[dk], open_right[dk], doffs, M)]
+            hplaces, dplaces = frozenset((hk, o) for o in hoffs), frozenset((dk, o) for o in doffs)
             if hk != dk or not gap_values:
                 gap_groups = [(tuple(all_gaps), "")]
             else:  # gaps that never change the answer are merged, like offsets
@@ -129,13 +129,103 @@ def reach_rule(system: ir.System, *, ordered: bool = True) -> str:
                 if not on:
                     continue
                 for implicant in _primes(on, all_bits, lambda b, gaps=gaps: value(b, gaps) is None):
-                    lits = [names[i] if v else f"not {names[i]}" for i, v in enumerate(implicant) if v is not None]
-                    terms.append(" and ".join(x for x in where + [gap_text] + lits if x))
+                    terms.append(Term(hplaces, dplaces, gap_text, tuple(implicant)))
+    if simplify:
+        terms = simplify_terms(terms, {k: M + 1 for k in range(len(lists))})
+    texts = []
+    for t in terms:
+        where = [_places("h", t.h, lists, open_right, M), _places("d", t.d, lists, open_right, M)]
+        lits = [names[i] if v else f"not {names[i]}" for i, v in enumerate(t.bits) if v is not None]
+        texts.append(" and ".join(x for x in where + [t.gap] + lits if x))
     if system.attach_headless_to_root and rooted:
         # the end of parsing attaches every headless word to the root: no action builds that
         # arc, so the analysis cannot see it (any word, if heads can be taken away again)
-        terms.append("is_root(h)" if not system.is_monotonic(8) else "is_root(h) and not has_head(d)")
-    return " or ".join(f"({t})" for t in terms) if terms else "false"
+        texts.append("is_root(h)" if not system.is_monotonic(8) else "is_root(h) and not has_head(d)")
+    return " or ".join(f"({t})" for t in texts) if texts else "false"
+
+
+@dataclass(frozen=True)
+class Term:
+    """One disjunct of a derived rule: the abstract places ``(list index, offset from the open
+    end)`` ``h`` and ``d`` may be at, the condition on their gap when they share a list (spec
+    text, "" for none), and a value per boolean feature (True, False, None: either)."""
+
+    h: frozenset
+    d: frozenset
+    gap: str
+    bits: tuple
+
+
+def simplify_terms(terms: list[Term], depth: dict[int, int]) -> list[Term]:
+    """Fewer disjuncts for the same rule, by three rewrites that keep its meaning, repeated
+    until none applies (each keeps the earlier term's place in the order):
+
+    * two terms that differ only in ``h``'s places (or only in ``d``'s) become one with the
+      union, when the union reads as one place: within one list, or whole lists only
+      (``d in beta``, ``(h in O or h in U)``; ``depth[k]``: the offsets list ``k`` has);
+    * two that differ only in one boolean feature, true in one and false in the other,
+      drop it;
+    * a term implied by another (its places, gap and features within the other's) is dropped.
+
+    Places are merged across lists only without a gap condition, which needs one list."""
+    terms = list(dict.fromkeys(terms))
+
+    def one_place(places: frozenset) -> bool:
+        by_list: dict[int, int] = {}
+        for k, _ in places:
+            by_list[k] = by_list.get(k, 0) + 1
+        return len(by_list) == 1 or all(n == depth[k] for k, n in by_list.items())
+
+    def merged(a: Term, b: Term) -> Optional[Term]:
+        if a.gap != b.gap:
+            return None
+        if a.h == b.h and a.bits == b.bits:
+            union = a.d | b.d
+            if one_place(union) and (not a.gap or len({k for k, _ in union}) == 1):
+                return Term(a.h, union, a.gap, a.bits)
+        if a.d == b.d and a.bits == b.bits:
+            union = a.h | b.h
+            if one_place(union) and (not a.gap or len({k for k, _ in union}) == 1):
+                return Term(union, a.d, a.gap, a.bits)
+        if a.h == b.h and a.d == b.d:
+            diff = [i for i, (x, y) in enumerate(zip(a.bits, b.bits)) if x != y]
+            if len(diff) == 1 and None not in (a.bits[diff[0]], b.bits[diff[0]]):
+                i = diff[0]
+                return Term(a.h, a.d, a.gap, a.bits[:i] + (None,) + a.bits[i + 1:])
+        return None
+
+    def implies(a: Term, b: Term) -> bool:
+        """Whether ``a`` holding means ``b`` holds."""
+        return (a.h <= b.h and a.d <= b.d and (not b.gap or a.gap == b.gap)
+                and all(y is None or x == y for x, y in zip(a.bits, b.bits)))
+
+    changed = True
+    while changed:
+        changed = False
+        for i, j in itertools.permutations(range(len(terms)), 2):
+            if implies(terms[j], terms[i]):
+                del terms[j]
+                changed = True
+                break
+        if changed:
+            continue
+        for i, j in itertools.combinations(range(len(terms)), 2):
+            m = merged(terms[i], terms[j])
+            if m is not None:
+                terms[i] = m
+                del terms[j]
+                changed = True
+                break
+    return terms
+
+
+def _places(var: str, places: frozenset, lists: list[str], open_right: list[bool], M: int) -> str:
+    """Where a term puts a token: its places, list by list (in the spec's order)."""
+    parts = [_position(var, lists[k], open_right[k], tuple(sorted(o for kk, o in places if kk == k)), M)
+             for k in sorted({k for k, _ in places})]
+    if len(parts) == 1:
+        return parts[0]
+    return "(" + " or ".join(f"({p})" if " and " in p and not p.startswith("(") else p for p in parts) + ")"
 
 
 def _fits(col: list, known: list) -> bool:

@@ -47,6 +47,7 @@ class Mismatch:
     exact_zero: list[str]
     fast_zero: list[str]
     trace: str = ""
+    bound: str = "exact"      # the loss formula's kind: exact, lower or upper
 
 
 @dataclass
@@ -60,6 +61,7 @@ class OracleReport:
     mismatches: dict[str, int] = field(default_factory=dict)
     examples: list[Mismatch] = field(default_factory=list)
     seconds: float = 0.0
+    bounds: dict[str, str] = field(default_factory=dict)  # loss name -> exact, lower or upper: what was checked
 
     @property
     def attempts(self) -> int:
@@ -138,7 +140,8 @@ def check_oracle(system: ir.System, oracle_name: Optional[str] = None, *, config
     oracle = find_oracle(system, oracle_name)
     it = Interpreter(system)
     rng = random.Random(seed)
-    report = OracleReport(system.name, oracle.name, asked=configs, mismatches={l.name: 0 for l in oracle.losses})
+    report = OracleReport(system.name, oracle.name, asked=configs, mismatches={l.name: 0 for l in oracle.losses},
+                          bounds={l.name: l.bound for l in oracle.losses})
     exact_losses = [l for l in oracle.losses if l.bound == "exact"]
     dead_start: set[int] = set()  # lengths whose initial configuration is a dead end (whatever the gold tree)
     over_start: set[int] = set()  # lengths whose initial configuration's search ran over the budget
@@ -223,7 +226,8 @@ def check_oracle_exhaustive(system: ir.System, oracle_name: Optional[str] = None
     t0 = time.time()
     oracle = find_oracle(system, oracle_name)
     it = Interpreter(system)
-    report = OracleReport(system.name, oracle.name, mismatches={l.name: 0 for l in oracle.losses})
+    report = OracleReport(system.name, oracle.name, mismatches={l.name: 0 for l in oracle.losses},
+                          bounds={l.name: l.bound for l in oracle.losses})
     exact_losses = [l for l in oracle.losses if l.bound == "exact"]
     projective = system.covers in ("projective", "projective-dag")
     for n in range(1, max_n + 1):
@@ -288,8 +292,17 @@ def _compare(it: Interpreter, c: Config, seq, gold, search: LossSearch, fast: Fa
                 steps, _ = run_trace(it, words, list(seq))
                 report.examples.append(Mismatch(
                     l.name, list(gold), list(seq), exact, value, exact_zero or [], fast_zero,
-                    render_steps(steps, [d.name for d in it.system.lists])))
+                    render_steps(steps, [d.name for d in it.system.lists]), l.bound))
     return True
+
+
+CHECKED = {
+    "exact": ("exact", "equals the exact loss, with the same zero-cost actions",
+              "a different value or different zero-cost actions"),
+    "lower": ("lower bound", "never above the exact loss", "above the exact loss"),
+    "upper": ("upper bound", "never below the exact loss", "below the exact loss"),
+}
+"""Per kind of loss formula: its name, what check-oracle found when it holds, and when not."""
 
 
 def render_report(r: OracleReport) -> str:
@@ -297,11 +310,17 @@ def render_report(r: OracleReport) -> str:
              f"({r.skipped_dead} dead-end configurations and {r.skipped_budget} over the search budget skipped), "
              f"{r.seconds:.1f} s"]
     for name, count in r.mismatches.items():
-        verdict = "not checked" if not r.checked else "OK" if count == 0 else f"{count} MISMATCHES"
-        lines.append(f"  loss {name}: {verdict}")
+        kind, holds, fails = CHECKED[r.bounds.get(name, "exact")]
+        verdict = ("not checked" if not r.checked else f"OK, {holds}" if count == 0
+                   else f"{count} MISMATCHES, {fails}")
+        lines.append(f'  loss "{name}" (declared {kind}): {verdict}')
     for m in r.examples:
-        lines.append(f"  mismatch ({m.loss}): gold heads {' '.join(map(str, m.gold))}; exact loss {m.exact}, "
-                     f"fast {m.fast}; zero-cost exact {m.exact_zero} vs fast {m.fast_zero}")
+        if m.bound == "exact":
+            detail = (f"exact loss {m.exact}, fast {m.fast}; zero-cost exact {m.exact_zero} vs fast "
+                      f"{m.fast_zero}")
+        else:
+            detail = f"exact loss {m.exact}, {CHECKED[m.bound][0]} {m.fast} ({CHECKED[m.bound][2]})"
+        lines.append(f"  mismatch ({m.loss}): gold heads {' '.join(map(str, m.gold))}; {detail}")
         lines.append(f"    actions: {' '.join(m.actions) or '(initial configuration)'}")
         lines.extend("    " + t for t in m.trace.splitlines())
     if r.shortfall():

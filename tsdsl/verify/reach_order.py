@@ -3,10 +3,11 @@
 :class:`~tsdsl.verify.reach.PairReachability` describes each of the two tokens by its list and
 its distance from the list's open end, exact up to a depth ``M`` and "deep" beyond.  Two deep
 tokens of one list then lose their order, and for the stack systems that order decides: in
-arc-eager as control parameters, a word deep in ``O`` can still take a head from the word right
-below it only if nothing else stays between them.  This analysis adds the gap between the two
-tokens when they share a list, ``g = offset(d) - offset(h)``, exact for ``|g| < G`` and "at
-least ``G``" at ``±G``.  A list's rest moves as a whole, so two tokens that sit in the same
+arc-eager as control parameters (``O = [.. s0, b0]``) the plain analysis lets a headless word of
+``O`` take any word of ``O`` as head, where only ``last(O)`` (``b0``) or a word of ``U`` can
+still be its head (what ``tsdsl derive-oracle arc-eager-cp`` prints).  This analysis adds the
+gap between the two tokens when they share a list, ``g = offset(d) - offset(h)``, exact for
+``|g| < G`` and "at least ``G``" at ``±G``.  A list's rest moves as a whole, so two tokens that sit in the same
 rest keep their gap (its sign flips if the rest lands in a list open at the other end); every
 other move allows every gap the two new positions allow.  Like the plain analysis it is a
 sound over-approximation: every concrete run maps to an abstract run.

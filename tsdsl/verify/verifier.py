@@ -20,7 +20,7 @@ from .. import ir
 from ..interp import Config, Interpreter
 from ..trace import render_steps, run_trace
 from .classes import dag_problem, tree_problem
-from .coverage import DERIVABLE, UNDECIDED, compiled_search
+from .coverage import DERIVABLE, UNDECIDED, VERIFY_COMPILED_FACTOR, compiled_search
 from .exhaustive import size_facts
 from .loss import BudgetExceeded, find_derivation, static_oracle, LossSearch
 from .space import SpaceTooLarge
@@ -279,7 +279,7 @@ def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, e
         def derivable(gold):
             trees[0] += not failed[0]
             if compiled is not None and not system.multihead:
-                status = compiled_search(system, compiled, list(gold), 100 * budget)
+                status = compiled_search(system, compiled, list(gold), VERIFY_COMPILED_FACTOR * budget)
                 if status == UNDECIDED:
                     undecided[0] += 1
                     return
