@@ -150,3 +150,34 @@ def test_trace_costs_explains_inf_in_a_legend_line(capsys, tmp_path):
     assert main(["trace", "arc-eager", "--gold", str(book), "--costs"]) == 0
     out = capsys.readouterr().out
     assert "inf" not in out and "cost inf" not in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--words", "Book the flight", "--actions", "SHIFT", "--sentence", "2"], "--sentence needs --gold"),
+    (["--n", "2", "--actions", "SHIFT", "--budget", "10"], "--budget needs --gold"),
+    (["--n", "2", "--sentence", "1", "--budget", "10"], "--sentence and --budget need --gold"),
+    (["--gold", "GOLD", "--actions", "SHIFT"], "--actions cannot be combined with --gold"),
+    (["--gold", "GOLD", "--words", "a b", "--n", "2"], "--words, --n cannot be combined with --gold"),
+])
+def test_trace_options_of_the_other_mode_are_refused(capsys, argv, message):
+    """--sentence and --budget without --gold, and the given-actions options with it, were
+    ignored silently (a user's trial): each is now a usage error naming the options."""
+    from tsdsl.cli import main
+
+    book = Path(__file__).resolve().parent.parent / "docs" / "examples" / "sample.conllu"
+    code = main(["trace", "arc-eager"] + [str(book) if a == "GOLD" else a for a in argv])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert message in err and "Traceback" not in err
+
+
+def test_trace_html_explains_inf_too(capsys, tmp_path):
+    """The HTML page of a trace whose costs hold an inf carries the legend in its footer."""
+    from tsdsl.cli import main
+
+    book = Path(__file__).resolve().parent.parent / "docs" / "examples" / "sample.conllu"
+    page = tmp_path / "t.html"
+    assert main(["trace", "arc-eager-slp", "--gold", str(book), "--costs", "--html", str(page)]) == 0
+    assert "cost inf: no terminal configuration can be reached" in page.read_text(encoding="utf-8")
+    assert main(["trace", "arc-eager", "--gold", str(book), "--costs", "--html", str(page)]) == 0
+    assert "cost inf" not in page.read_text(encoding="utf-8")

@@ -86,12 +86,12 @@ class Trace(Command):
         sp.add_argument("--actions-file", metavar="FILE", help="read the actions from a file (default: --actions)")
         sp.add_argument("--gold", metavar="FILE.conllu", help="drive the trace by an oracle for a gold tree instead "
                                                              "of given actions (default: none)")
-        sp.add_argument("--sentence", type=at_least(1), default=1, help="which sentence of --gold (1-based, default 1)")
+        sp.add_argument("--sentence", type=at_least(1), default=None, help="which sentence of --gold (1-based, default 1)")
         sp.add_argument("--costs", action="store_true", help="with --gold (costs are measured against a gold tree): "
                                                              "print every legal action's cost; inf marks an action "
                                                              "after which no terminal configuration can be reached")
-        sp.add_argument("--budget", type=at_least(1), default=200_000,
-                        help="with --gold: configurations the exact loss search may expand (default 200000)")
+        sp.add_argument("--budget", type=at_least(1), default=None,
+                        help=f"with --gold: configurations the exact loss search may expand (default {GOLD_BUDGET})")
         sp.add_argument("--html", metavar="OUT.html", default=None,
                         help="also write the trace as an HTML page with one picture per step: the lists as "
                              "boxes, the arcs so far, the action highlighted (default: none)")
@@ -105,6 +105,17 @@ class Trace(Command):
                 raise UsageError(f"--html {args.html}: the page must end in .html")
         if args.costs and not args.gold:
             raise UsageError("--costs needs --gold FILE.conllu: a cost is measured against a gold tree")
+        # options of the other mode would be ignored silently: refuse them instead
+        if args.gold:
+            given = [o for o, v in (("--words", args.words), ("--n", args.n), ("--actions", args.actions),
+                                    ("--actions-file", args.actions_file)) if v is not None]
+            if given:
+                raise UsageError(f"{', '.join(given)} cannot be combined with --gold: the words come from "
+                                 "the gold file and the oracle chooses the actions")
+        else:
+            given = [o for o, v in (("--sentence", args.sentence), ("--budget", args.budget)) if v is not None]
+            if given:
+                raise UsageError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --gold FILE.conllu")
         it = Interpreter(system)
         if args.gold:
             return _trace_gold(args, system, it)
@@ -135,6 +146,9 @@ class Trace(Command):
         return 0
 
 
+GOLD_BUDGET = 200_000
+"""``trace --gold``: configurations the exact loss search may expand (``--budget``)."""
+
 INF_LEGEND = ("cost inf: no terminal configuration can be reached after that action "
               "(a dead end: no tree can be finished)")
 """The line under a ``trace --costs`` table that has an infinite cost."""
@@ -147,14 +161,15 @@ def _trace_gold(args, system, it) -> int:
     from ..verify.loss import LossSearch
 
     sentences = read_conllu(args.gold)
-    if not 1 <= args.sentence <= len(sentences):
+    number = 1 if args.sentence is None else args.sentence
+    if not 1 <= number <= len(sentences):
         raise UsageError(f"--sentence must be between 1 and {len(sentences)}")
-    sent = sentences[args.sentence - 1]
+    sent = sentences[number - 1]
     gold = list(sent.heads)
     words = list(sent.forms)
     exact_oracles = [o for o in system.oracles if o.losses and o.losses[0].bound == "exact"]
     fast = FastOracle(it, exact_oracles[0], gold) if exact_oracles else None
-    search = LossSearch(it, gold, budget=args.budget)
+    search = LossSearch(it, gold, budget=GOLD_BUDGET if args.budget is None else args.budget)
     c = it.initial(len(gold))
     steps = []
     k = 0
@@ -177,7 +192,8 @@ def _trace_gold(args, system, it) -> int:
         k += 1
     steps.append(final_step(it, c, words, k))
     print(render_steps(steps, names, terminal=True))
-    if any(s.costs is not None and float("inf") in s.costs.values() for s in steps):
+    dead_end = any(s.costs is not None and float("inf") in s.costs.values() for s in steps)
+    if dead_end:
         print(INF_LEGEND)
     out = it.output(c).heads
     wrong = sum(1 for h, g in zip(out, gold) if h != g)
@@ -186,7 +202,7 @@ def _trace_gold(args, system, it) -> int:
         source += f" (exact loss search at {searched} step(s) where it had no zero-cost action)"
     last = f"oracle: {source}; {wrong} of {len(gold)} heads differ from gold"
     print(last)
-    _write_html(args, system, steps, words, c.root, True, last)
+    _write_html(args, system, steps, words, c.root, True, f"{INF_LEGEND}. {last}" if dead_end else last)
     return 0
 
 
