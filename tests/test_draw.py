@@ -230,6 +230,87 @@ def test_output_suffix_must_say_the_format(tmp_path, capsys):
     assert code == 2 and ".html or .svg" in err and not (tmp_path / "x.png").exists()
 
 
+# ---- --deps: enhanced graphs ----------------------------------------------------------
+
+# "Sue left and Bob too": Sue has two heads (left, and the elided 3.1), 3.1 an empty node
+GRAPH = """# sent_id = g1
+# text = Sue left and Bob too
+1\tSue\tSue\tPROPN\t_\t_\t2\tnsubj\t2:nsubj|3.1:nsubj\t_
+2\tleft\tleave\tVERB\t_\t_\t0\troot\t0:root\t_
+3\tand\tand\tCCONJ\t_\t_\t4\tcc\t3.1:cc\t_
+3.1\tleft\tleave\tVERB\t_\t_\t_\t_\t2:conj\t_
+4\tBob\tBob\tPROPN\t_\t_\t2\tconj\t3.1:nsubj\t_
+5\ttoo\ttoo\tADV\t_\t_\t4\tadvmod\t4:advmod\t_
+
+"""
+# token positions: ROOT 0, Sue 1, left 2, and 3, 3.1 at 4, Bob 5, too 6
+GRAPH_ARCS = {(2, 1, "nsubj"), (4, 1, "nsubj"), (0, 2, "root"), (4, 3, "cc"), (2, 4, "conj"), (4, 5, "nsubj"),
+              (5, 6, "advmod")}
+
+
+def arc_triples(group) -> set[tuple[int, int, str]]:
+    out = set()
+    for a in arcs_of(group):
+        (label,) = [t.text for t in a.iter(NS + "text")]
+        out.add((int(a.get("data-head")), int(a.get("data-dep")), label))
+    return out
+
+
+def test_deps_draws_every_head_and_the_empty_node(tmp_path, capsys):
+    src = tmp_path / "g.conllu"
+    src.write_text(GRAPH, encoding="utf-8")
+    out = tmp_path / "g.svg"
+    code, stdout, _ = run(capsys, "draw", str(src), "-o", str(out), "--deps")
+    assert code == 0 and "7 arcs" in stdout
+    svg = out.read_text(encoding="utf-8")
+    (group,) = sentences_svg(svg)
+    assert len(list(group.iter(NS + "path"))) == 7  # one path per DEPS item, nothing below without gold
+    assert arc_triples(group) == GRAPH_ARCS
+    assert [int(a.get("data-dep")) for a in arcs_of(group)].count(1) == 2  # Sue: two heads
+    assert "root" in classes(next(a for a in arcs_of(group) if a.get("data-head") == "0"))
+    words = [(t.text, classes(t)) for t in group.iter(NS + "text") if "word" in classes(t)]
+    assert [w for w, _ in words] == ["Sue", "left", "and", "left", "Bob", "too"]
+    assert ["empty-node" in c for _, c in words] == [False, False, False, True, False, False]
+    assert ".empty-node" in svg
+    # without --deps: the basic tree, as before (one arc per word, no empty node)
+    assert run(capsys, "draw", str(src), "-o", str(out))[0] == 0
+    (group,) = sentences_svg(out.read_text(encoding="utf-8"))
+    assert len(arcs_of(group)) == 5 and "empty-node" not in out.read_text(encoding="utf-8").split("</style>")[1]
+
+
+def test_deps_against_gold_marks_wrong_and_missing_arcs(tmp_path, capsys):
+    gold = tmp_path / "gold.conllu"
+    gold.write_text(GRAPH, encoding="utf-8")
+    pred = tmp_path / "pred.conllu"
+    # Sue loses her second head (3.1:nsubj missing), too gets another head (2:advmod, not in gold),
+    # and gets a wrong label on its nsubj arc from 2 (2:obj)
+    pred.write_text(GRAPH.replace("2:nsubj|3.1:nsubj", "2:obj").replace("\t4:advmod\t", "\t2:advmod\t"),
+                    encoding="utf-8")
+    out = tmp_path / "p.svg"
+    code, stdout, _ = run(capsys, "draw", str(pred), str(gold), "-o", str(out), "--deps")
+    assert code == 0 and "1 not in gold, 1 wrong label, 2 missing" in stdout
+    (group,) = sentences_svg(out.read_text(encoding="utf-8"))
+    marks = {(int(a.get("data-head")), int(a.get("data-dep"))): classes(a) & {"wrong-head", "wrong-label"}
+             for a in arcs_of(group)}
+    assert marks[(2, 6)] == {"wrong-head"} and marks[(2, 1)] == {"wrong-label"}
+    assert all(not m for k, m in marks.items() if k not in ((2, 6), (2, 1)))
+    below = {(int(g.get("data-head")), int(g.get("data-dep"))) for g in group.iter(NS + "g") if "gold" in classes(g)}
+    assert below == {(4, 1), (5, 6)}  # the gold arcs the file lacks, under the words
+    assert run(capsys, "draw", str(gold), str(gold), "-o", str(out), "--deps")[1].endswith(
+        "0 not in gold, 0 wrong labels, 0 missing\n")
+
+
+def test_deps_on_a_sentence_without_deps_is_a_usage_error(tmp_path, capsys):
+    src = tmp_path / "two.conllu"
+    src.write_text(GRAPH + conllu_block(["A", "B"], [0, 1], ["root", "dep"], sent_id="plain"), encoding="utf-8")
+    out = tmp_path / "x.svg"
+    code, stdout, err = run(capsys, "draw", str(src), "-o", str(out), "--deps")
+    line = GRAPH.count("\n") + 1  # the second block's first line (its sent_id comment)
+    assert code == 2 and stdout == "" and f"{src}:{line}: sentence 2 has no enhanced dependencies" in err
+    assert "Traceback" not in err and not out.exists()
+    assert run(capsys, "draw", str(src), "-o", str(out))[0] == 0  # the trees draw as before
+
+
 # ---- trace --html ---------------------------------------------------------------------
 
 SLP3 = "RIGHT-ARC SHIFT LEFT-ARC RIGHT-ARC SHIFT LEFT-ARC RIGHT-ARC REDUCE REDUCE REDUCE"

@@ -28,6 +28,11 @@ class Draw(Command):
         sp.add_argument("--limit", type=at_least(0), metavar="N", default=DEFAULT_LIMIT,
                         help=f"draw at most N of the chosen sentences; 0 for no limit (default {DEFAULT_LIMIT})")
         sp.add_argument("--title", default=None, help="the page title (default: the file names)")
+        sp.add_argument("--deps", action="store_true",
+                        help="draw each sentence's enhanced graph from the DEPS column instead of its tree: every "
+                             "head:label pair is an arc, empty nodes (8.1) are drawn in grey italics after their "
+                             "word; against GOLD.conllu, arcs are compared as (head, dependent, label) sets. "
+                             "A sentence whose DEPS is _ on every word is an error")
 
     def run(self, args) -> int:
         from ..draw import draw_sentences, parse_ranges, render_html, render_svg
@@ -41,7 +46,7 @@ class Draw(Command):
         ranges = parse_ranges(args.sentences) if args.sentences else None
         sentences = read_conllu(args.file, require_heads=False, allow_multiple_roots=True)
         gold = read_conllu(args.gold, allow_multiple_roots=True) if args.gold else None
-        drawn, chosen = draw_sentences(sentences, gold, ranges, args.limit or None)
+        drawn, chosen = draw_sentences(sentences, gold, ranges, args.limit or None, deps=args.deps)
         if not drawn:
             raise UsageError(f"{args.file}: no sentence to draw ({len(sentences)} in the file"
                              + (f", none in --sentences {args.sentences})" if ranges else ")"))

@@ -4,6 +4,13 @@ Each sentence becomes a :class:`~.arcs.Diagram` with an artificial ``ROOT`` at p
 the evaluation counts crossing arcs) and one arc per attached word.  Arcs that cross another
 are dashed; with a gold file, a word whose head is wrong gets a red arc (and its gold arc,
 dotted, under the words), one whose head is right but label wrong an orange arc.
+
+With ``--deps`` (:func:`draw_graph`) a sentence is drawn from its DEPS column instead: one arc
+per ``head:label`` item (a word may have several heads), empty nodes (``8.1``) as tokens of
+their own after the word they follow, greyed and italic.  Against gold, arcs are compared as
+sets of (head, dependent, label) over the IDs as written (empty nodes not collapsed): an arc
+not in gold is red, one whose head and dependent are in gold with another label orange, and a
+gold arc missing from the file is drawn dotted under the words.
 """
 
 from __future__ import annotations
@@ -13,12 +20,15 @@ from typing import Optional, Sequence
 
 from ..errors import UsageError
 from ..treebank.conllu import Sentence
+from ..treebank.enhanced import enhanced_arcs
 from ..treebank.evaluate import check_aligned
 from .arcs import Arc, Diagram, Token, crossing_pairs
 from .svg import esc, fmt, html_page, svg_document, text_width
 
 LEGEND = (("root", "root arc"), ("crossing", "crossing (non-projective) arc"), ("wrong-head", "wrong head"),
           ("gold", "its gold arc (under the words)"), ("wrong-label", "right head, wrong label"))
+GRAPH_LEGEND = (("root", "root arc"), ("crossing", "crossing arc"), ("wrong-head", "arc not in gold"),
+                ("gold", "gold arc missing (under the words)"), ("wrong-label", "gold arc, another label"))
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,8 @@ class Drawn:
     crossing: int
     wrong_heads: int
     wrong_labels: int
+    missing: int = 0  # --deps: gold arcs the file lacks
+    graph: bool = False  # drawn from DEPS (--deps)
 
 
 def counted(n: int, noun: str) -> str:
@@ -46,7 +58,11 @@ def summary(drawn: Sequence[Drawn], *, with_gold: bool) -> str:
     """What was drawn, in words: ``"2 sentences, 13 arcs, 3 crossing"`` (and the errors against gold)."""
     text = (f"{counted(len(drawn), 'sentence')}, {counted(sum(d.arcs for d in drawn), 'arc')}, "
             f"{sum(d.crossing for d in drawn)} crossing")
-    if with_gold:
+    if with_gold and any(d.graph for d in drawn):
+        text += (f", {sum(d.wrong_heads for d in drawn)} not in gold, "
+                 f"{counted(sum(d.wrong_labels for d in drawn), 'wrong label')}, "
+                 f"{sum(d.missing for d in drawn)} missing")
+    elif with_gold:
         text += (f", {counted(sum(d.wrong_heads for d in drawn), 'wrong head')}, "
                  f"{counted(sum(d.wrong_labels for d in drawn), 'wrong label')}")
     return text
@@ -128,10 +144,106 @@ def draw_sentence(sentence: Sentence, number: int, gold: Optional[Sentence] = No
                  wrong_labels)
 
 
+def _id_key(node: str) -> tuple[int, int]:
+    """Display order of a node ID: ``0`` (ROOT), ``0.1``, ``1``, ``1.1``, ``1.2``, ``2`` ..."""
+    whole, _, sub = node.partition(".")
+    return int(whole), int(sub or 0)
+
+
+def _checked_arcs(sentence: Sentence, number: int):
+    """:func:`~tsdsl.treebank.enhanced.enhanced_arcs` of a sentence that has DEPS.
+
+    Raises:
+        UsageError: DEPS is ``_`` on every word (naming the file and the sentence's line).
+    """
+    if all(w.deps == "_" for w in sentence.words):
+        raise UsageError(f"{sentence.file}:{sentence.line}: sentence {number} has no enhanced dependencies "
+                         f"(DEPS is _ on every word), so --deps has nothing to draw; draw without --deps "
+                         f"for its tree")
+    return enhanced_arcs(sentence)
+
+
+def draw_graph(sentence: Sentence, number: int, gold: Optional[Sentence] = None) -> Drawn:
+    """The enhanced graph (DEPS) of one sentence, compared with ``gold``'s when given (see the
+    module docstring).
+
+    Raises:
+        UsageError: the sentence (or its gold) has no DEPS, or ``gold`` has another number of words.
+        ConlluError: malformed DEPS.
+    """
+    if gold is not None and gold.n != sentence.n:
+        raise UsageError(f"{sentence.file}:{sentence.line}: sentence {number} has {sentence.n} words, but "
+                         f"{gold.file}:{gold.line} has {gold.n}")
+    empties, triples = _checked_arcs(sentence, number)
+    gold_empties, gold_triples = _checked_arcs(gold, number) if gold is not None else ([], [])
+    forms = {str(k + 1): w.form for k, w in enumerate(sentence.words)}
+    empty_forms = {e.id: e.form for e in gold_empties}
+    empty_forms.update({e.id: e.form for e in empties})
+    ids = ["0"] + sorted(list(forms) + list(empty_forms), key=_id_key)
+    where = {node: k for k, node in enumerate(ids)}
+    tokens = [Token("ROOT", css="rootword")]
+    for node in ids[1:]:
+        if node in forms:
+            w = sentence.words[int(node) - 1]
+            tokens.append(Token(w.form, w.upos if w.upos != "_" else "", node))
+        else:
+            form = empty_forms[node]
+            tokens.append(Token(form if form != "_" else "\u2205", "", node, css="word empty-node"))
+
+    def name(node: str) -> str:
+        if node == "0":
+            return "ROOT"
+        form = forms.get(node) or empty_forms.get(node, "_")
+        return f"{form} ({node})" + (" (empty node)" if node not in forms else "")
+
+    seen: set[tuple[str, str, str]] = set()
+    unique = [t for t in triples if not (t in seen or seen.add(t))]
+    plain = [Arc(where[h], where[d], lab) for h, d, lab in unique]
+    crossing = crossing_pairs(plain)
+    gold_set = set(gold_triples)
+    gold_pairs: dict[tuple[str, str], list[str]] = {}
+    for h, d, lab in gold_triples:
+        gold_pairs.setdefault((h, d), []).append(lab)
+    arcs: list[Arc] = []
+    wrong = wrong_labels = 0
+    for i, (h, d, lab) in enumerate(unique):
+        css = []
+        title = f"{name(h)} → {name(d)} ({lab})"
+        if h == "0":
+            css.append("root")
+        if i in crossing:
+            css.append("crossing")
+            title += "; crosses another arc"
+        if gold is not None and (h, d, lab) not in gold_set:
+            if (h, d) in gold_pairs:
+                css.append("wrong-label")
+                wrong_labels += 1
+                title += f"; wrong label: gold is {', '.join(gold_pairs[(h, d)])}"
+            else:
+                css.append("wrong-head")
+                wrong += 1
+                title += "; not in gold"
+        arcs.append(Arc(where[h], where[d], lab, tuple(css), title))
+    below: list[Arc] = []
+    if gold is not None:
+        pairs = {(h, d) for h, d, _ in unique}
+        done: set[tuple[str, str, str]] = set()
+        for h, d, lab in gold_triples:
+            if (h, d, lab) in seen or (h, d) in pairs or (h, d, lab) in done:
+                continue  # drawn above (a wrong label is shown on the file's arc)
+            done.add((h, d, lab))
+            below.append(Arc(where[h], where[d], lab, ("gold-head",), f"gold, missing: {name(h)} → {name(d)} ({lab})"))
+    body, width, height = Diagram(tokens, arcs, below).render()
+    heading = f"{number}" + (f" · {sentence.sent_id}" if sentence.sent_id else "")
+    return Drawn(number, heading, sentence.text, body, width, height, len(arcs), len(crossing), wrong,
+                 wrong_labels, missing=len(below), graph=True)
+
+
 def draw_sentences(sentences: Sequence[Sentence], gold: Optional[Sequence[Sentence]] = None,
                    ranges: Optional[Sequence[tuple[int, Optional[int]]]] = None,
-                   limit: Optional[int] = None) -> tuple[list[Drawn], int]:
+                   limit: Optional[int] = None, *, deps: bool = False) -> tuple[list[Drawn], int]:
     """Draw the selected sentences (at most ``limit``); also returns how many were selected.
+    ``deps`` draws their enhanced graphs (:func:`draw_graph`) instead of their trees.
 
     Raises:
         MismatchError: ``gold`` does not hold the same sentences with the same words, checked
@@ -142,12 +254,13 @@ def draw_sentences(sentences: Sequence[Sentence], gold: Optional[Sequence[Senten
                       pred_name=sentences[0].file if sentences else "the file")
     chosen = select(len(sentences), ranges)
     shown = chosen if limit is None else chosen[:limit]
-    return [draw_sentence(sentences[k], k + 1, gold[k] if gold is not None else None) for k in shown], len(chosen)
+    draw = draw_graph if deps else draw_sentence
+    return [draw(sentences[k], k + 1, gold[k] if gold is not None else None) for k in shown], len(chosen)
 
 
-def _legend_svg(with_gold: bool) -> tuple[str, float]:
+def _legend_svg(with_gold: bool, graph: bool = False) -> tuple[str, float]:
     """The legend as one row of SVG: a short arc sample and its meaning per entry."""
-    entries = [(c, t) for c, t in LEGEND if with_gold or c not in ("wrong-head", "gold", "wrong-label")]
+    entries = [(c, t) for c, t in (GRAPH_LEGEND if graph else LEGEND) if with_gold or c not in ("wrong-head", "gold", "wrong-label")]
     parts, x = [], 8.0
     for css, label in entries:
         marker = "arrow-" + css
@@ -156,12 +269,16 @@ def _legend_svg(with_gold: bool) -> tuple[str, float]:
         parts.append(f'<g class="legend-{css} {kind}"><path d="{shape}" marker-end="url(#{marker})"/></g>')
         parts.append(f'<text x="{fmt(x + 30)}" y="17">{esc(label)}</text>')
         x += 40 + text_width(label, 12.0)
+    if graph:
+        parts.append(f'<text class="empty-node" x="{fmt(x)}" y="17">8.1</text>')
+        parts.append(f'<text x="{fmt(x + 30)}" y="17">empty node</text>')
+        x += 40 + text_width("empty node", 12.0)
     return f'<g class="legend">{"".join(parts)}</g>', x
 
 
 def render_svg(drawn: Sequence[Drawn], *, with_gold: bool) -> str:
     """One standalone SVG: the legend, then every sentence under a caption, stacked."""
-    legend, width = _legend_svg(with_gold)
+    legend, width = _legend_svg(with_gold, any(d.graph for d in drawn))
     parts, y = [legend], 34.0
     for d in drawn:
         caption = d.heading + (f": {d.text}" if d.text else "")
@@ -175,7 +292,7 @@ def render_svg(drawn: Sequence[Drawn], *, with_gold: bool) -> str:
 
 def render_html(drawn: Sequence[Drawn], *, title: str, with_gold: bool, note: str = "") -> str:
     """One self-contained HTML page: style sheet inline, one inline SVG per sentence."""
-    legend, lw = _legend_svg(with_gold)
+    legend, lw = _legend_svg(with_gold, any(d.graph for d in drawn))
     sections = []
     for d in drawn:
         stats = summary([d], with_gold=with_gold).split(", ", 1)[1]
@@ -187,4 +304,4 @@ def render_html(drawn: Sequence[Drawn], *, title: str, with_gold: bool, note: st
                      + "\n".join(sections))
 
 
-__all__ = ["Drawn", "counted", "summary", "draw_sentence", "draw_sentences", "parse_ranges", "render_html", "render_svg"]
+__all__ = ["Drawn", "counted", "summary", "draw_graph", "draw_sentence", "draw_sentences", "parse_ranges", "render_html", "render_svg"]

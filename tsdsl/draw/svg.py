@@ -21,6 +21,7 @@ svg.tsdsl { font-family: "DejaVu Sans", "Helvetica", "Arial", sans-serif; }
 .tsdsl .word { font-size: 14px; fill: #111; }
 .tsdsl .upos { font-size: 11px; fill: #666; }
 .tsdsl .index { font-size: 9px; fill: #999; }
+.tsdsl .empty-node { fill: #888; font-style: italic; }
 .tsdsl .rootword { font-size: 12px; fill: #555; font-style: italic; }
 .tsdsl .arc path { fill: none; stroke: #333; stroke-width: 1.4; }
 .tsdsl .arc text, .tsdsl .gold text { font-size: 11px; fill: #333; }

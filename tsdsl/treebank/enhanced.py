@@ -30,8 +30,8 @@ from typing import Iterable, Optional, Sequence
 from .conllu import ConlluError, Sentence, Word, _content
 from .evaluate import check_aligned
 
-__all__ = ["Graph", "GraphScores", "basic_label", "expanded_deps", "graph_of", "graphs_of", "has_deps",
-           "score_graphs", "universal_steps", "valid_graph", "with_graph", "DEPS_COL", "UD_RELATIONS"]
+__all__ = ["EmptyNode", "Graph", "GraphScores", "basic_label", "enhanced_arcs", "expanded_deps", "graph_of",
+           "graphs_of", "has_deps", "score_graphs", "universal_steps", "valid_graph", "with_graph", "DEPS_COL", "UD_RELATIONS"]
 
 DEPS_COL = 8
 Graph = tuple[tuple[tuple[int, str], ...], ...]
@@ -79,18 +79,49 @@ def _parse_deps(value: str, file: str, line: int, n: int, empties: set[str]) -> 
     return out
 
 
-def graph_of(s: Sentence) -> Graph:
-    """The enhanced graph of one sentence, empty nodes collapsed (see the module docstring)."""
-    n = s.n
+def _empty_node_lines(s: Sentence) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """The empty nodes of a sentence in file order: ID -> (file line, its 10 fields)."""
     lines = _line_numbers(s)
-    empty_deps: dict[str, tuple[int, str]] = {}   # empty node ID -> (line, DEPS value)
+    out: dict[str, tuple[int, tuple[str, ...]]] = {}
     for k, raw in enumerate(s.lines):
         text = _content(raw)
         if text.startswith("#") or not text.strip():
             continue
         fields = text.split("\t")
         if len(fields) == 10 and _EMPTY_ID.match(fields[0]):
-            empty_deps[fields[0]] = (lines[k], fields[DEPS_COL])
+            out[fields[0]] = (lines[k], tuple(fields))
+    return out
+
+
+@dataclass(frozen=True)
+class EmptyNode:
+    """An empty node (``8.1``) as written: its ID, FORM and file line."""
+
+    id: str
+    form: str
+    line: int
+
+
+def enhanced_arcs(s: Sentence) -> tuple[list[EmptyNode], list[tuple[str, str, str]]]:
+    """The DEPS of one sentence as written, empty nodes *not* collapsed (``tsdsl draw --deps``):
+    its empty nodes in file order, and every ``head:label`` item of every word and empty node
+    as a (head ID, dependent ID, label) triple of ID strings (``0``, ``5``, ``8.1``), in file
+    order.  Malformed DEPS raise :class:`ConlluError` as :func:`graph_of` does."""
+    found = _empty_node_lines(s)
+    empties = set(found)
+    nodes = [EmptyNode(e, fields[1], ln) for e, (ln, fields) in found.items()]
+    arcs: list[tuple[str, str, str]] = []
+    for w in s.words:
+        arcs.extend((h, str(w.id), lab) for h, lab in _parse_deps(w.deps, s.file, w.line, s.n, empties))
+    for e, (ln, fields) in found.items():
+        arcs.extend((h, e, lab) for h, lab in _parse_deps(fields[DEPS_COL], s.file, ln, s.n, empties))
+    return nodes, arcs
+
+
+def graph_of(s: Sentence) -> Graph:
+    """The enhanced graph of one sentence, empty nodes collapsed (see the module docstring)."""
+    n = s.n
+    empty_deps = {e: (ln, fields[DEPS_COL]) for e, (ln, fields) in _empty_node_lines(s).items()}
     empties = set(empty_deps)
     parsed_empty = {e: _parse_deps(v, s.file, ln, n, empties) for e, (ln, v) in empty_deps.items()}
 
