@@ -20,6 +20,10 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'tsdsl' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"load_parser"})
+
+
 __all__ = [
     "Config", "Interpreter", "load_parser", "SpecError", "SpecSemanticError", "SpecSyntaxError", "Tree", "TsdslError",
     "UsageError", "__version__", "check_spec", "load_system", "load_system_text",

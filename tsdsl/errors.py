@@ -106,8 +106,9 @@ class SpecSemanticError(SpecError):
     """The spec parses but says something impossible or inconsistent."""
 
 
-class UsageError(TsdslError):
-    """A command-line or API argument is wrong (bad --set, unknown action...)."""
+class UsageError(TsdslError, ValueError):
+    """A command-line or API argument is wrong (bad --set, unknown action...).  Also a
+    ``ValueError``, as a numpy user expects of a bad argument to an API call."""
 
     exit_code = 2
 

@@ -109,9 +109,9 @@ def slot_features(batch, toks):
     lists, lengths = batch.lists()
     B = len(lengths)
     picks = []
-    for k, d in enumerate(batch.system.system.lists):
+    for k, end in enumerate(batch.open_ends):
         for i in range(2):
-            if d.open_end == "L":  # a buffer: read from its front
+            if end == "L":  # a buffer: read from its front
                 at = np.full(B, i)
             else:  # a stack: its top is the last token
                 at = lengths[:, k] - 1 - i

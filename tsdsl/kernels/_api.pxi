@@ -178,7 +178,7 @@ def new_state(int n):
     return st
 
 
-def copy_state(KState st):
+def copy_state(KState st not None):
     cdef KState out = KState.__new__(KState)
     if st_copy(&out.s, &st.s) < 0:
         raise MemoryError()
@@ -187,29 +187,29 @@ def copy_state(KState st):
     return out
 
 
-def set_actions(KState st, object table, int nact):
+def set_actions(KState st not None, object table, int nact):
     """Capacity-inf kernels: the (unit, i0, i1) int32 triples of this sentence's actions."""
     st.s.atab = int32_data(table, "action table", 3 * nact)
     st.actions = table  # keeps the table alive with the state
     st.s.nact = nact
 
 
-def n_actions(KState st):
+def n_actions(KState st not None):
     return st.s.nact
 
 
-def attach_gold(KState st, KGold gold):
+def attach_gold(KState st not None, KGold gold not None):
     if gold.n != st.s.n:
         raise ValueError(f"gold tree has {gold.n} words, the configuration {st.s.n}")
     st.gold = gold
     gold_attach(&st.s, gold.blk)
 
 
-def is_terminal(KState st):
+def is_terminal(KState st not None):
     return bool(st_terminal(&st.s))
 
 
-def legal_mask(KState st, object mask):
+def legal_mask(KState st not None, object mask):
     """Fill the uint8 array ``mask`` (one slot per action) with 1 where an action is legal."""
     cdef int a, count = 0
     cdef St* s = &st.s
@@ -225,7 +225,7 @@ def legal_mask(KState st, object mask):
     return count
 
 
-def apply(KState st, int a, int label):
+def apply(KState st not None, int a, int label):
     """0 when applied; -1 not legal; -2 terminal; -3 no such action."""
     cdef int r
     if a < 0 or a >= st.s.nact:
@@ -238,7 +238,7 @@ def apply(KState st, int a, int label):
     return r
 
 
-def run(KState st, object action_ids, object label_ids, Py_ssize_t m):
+def run(KState st not None, object action_ids, object label_ids, Py_ssize_t m):
     """Apply m actions (int32 ids; label_ids None or m int32 label ids); returns how many
     applied (it stops at the first illegal one)."""
     cdef Py_ssize_t i
@@ -257,7 +257,7 @@ def run(KState st, object action_ids, object label_ids, Py_ssize_t m):
     return done
 
 
-def costs(KState st, int ol, object out):
+def costs(KState st not None, int ol, object out):
     """Cost of every action under the attached gold tree, by loss index ol (ILLEGAL: not legal),
     into the int32 array ``out`` (one slot per action)."""
     cdef St tmp
@@ -274,7 +274,7 @@ def costs(KState st, int ol, object out):
     free(tmp.mem)
 
 
-def loss(KState st, int ol):
+def loss(KState st not None, int ol):
     if st.gold is None:
         raise ValueError("no gold tree attached")
     if ol < 0 or ol >= N_LOSSES:
@@ -282,7 +282,7 @@ def loss(KState st, int ol):
     return loss_of(&st.s, ol)
 
 
-def view(KState st):
+def view(KState st not None):
     """Lists, raw heads and labels, flags and (multihead) arcs, as Python objects."""
     cdef St* s = &st.s
     cdef int k, i, h, d
@@ -335,7 +335,7 @@ cdef Py_ssize_t follow_oracle_nt(St* sp, St* tmp, int ol, int base, int limit, i
 
 def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gold_labels, int n_labels,
                 int ol, object action_log, object label_log, Py_ssize_t cap, object final_heads,
-                object atab=None, int nact=0, object sentence_starts=None):
+                object atab=None, int nact=0, object sentence_starts=None, object sentence_status=None):
     """Follow the oracle over a treebank: at each step the legality and cost of every action
     (with n_labels > 0, of every labeled action with every label), take the first zero-cost
     one, apply it.  Sentence i's gold heads are gold_heads[offsets[i]:offsets[i + 1]]
@@ -347,6 +347,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
     n_sent + 1, the action and label logs cap long, final_heads like the gold heads.
     sentence_starts (None: not wanted), int32 n_sent + 1 long, gets where each sentence's
     actions begin in the logs, and the total transitions last (counted on overflow too).
+    sentence_status (None: not wanted), int32 n_sent long, gets each sentence's outcome: 0 its
+    gold tree reproduced, 1 another tree, 2 stuck.
     Returns (transitions, stuck sentences, mismatched sentences, mismatched words, log
     overflowed): a sentence is stuck when no action has zero cost (or the step limit is
     reached), and mismatched when its final tree differs from its gold tree or it is stuck:
@@ -361,6 +363,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
     cdef int* out_heads = int32_data(final_heads, "final heads", words, True)
     cdef int* starts = NULL if sentence_starts is None else int32_data(sentence_starts, "sentence starts",
                                                                        n_sent + 1, True)
+    cdef int* status = NULL if sentence_status is None else int32_data(sentence_status, "sentence status",
+                                                                       n_sent, True)
     cdef const int* atab_data = NULL
     cdef Py_ssize_t si, T = 0
     cdef int n, off, maxn = 0, a, lab, best, best_lab, h, d, lc, steps, limit, headless, bad, k, ph, base, halted
@@ -400,6 +404,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
                 stuck += 1
                 bad_sents += 1
                 bad_words += n
+                if status != NULL:
+                    status[si] = 2
                 continue
             st_place_in(&s, n, smem)
             if UNBOUNDED:
@@ -465,6 +471,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
             bad_words += bad
             stuck += halted
             bad_sents += bad > 0 or halted != 0
+            if status != NULL:
+                status[si] = 2 if halted else (1 if bad > 0 else 0)
         if starts != NULL:
             starts[n_sent] = T
     free(smem)

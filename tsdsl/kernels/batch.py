@@ -26,9 +26,9 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..errors import UsageError
+from .arguments import label_range
 
-_APPLY_ERRORS = {-1: "is not legal", -2: "was given to a terminal configuration", -3: "is no action id",
-                 -4: "has a label id out of range"}
+_APPLY_ERRORS = {-1: "is not legal", -2: "was given to a terminal configuration"}  # -3, -4: see apply
 
 
 def _out(out: Optional[np.ndarray], shape: tuple[int, ...], dtype, what: str) -> np.ndarray:
@@ -74,6 +74,11 @@ class StateBatch:
         action_names: the name of each action id; takes_label: bool [A], whether the action
             builds a labeled arc (so that its label id matters).
         lengths: int32 [B], each configuration's sentence length.
+        n_lists, list_names: the spec's lists, in the order of :meth:`lists`.
+        open_ends: per list, the end its rules read and write: ``"R"`` for a stack-like list
+            (its top is the last token of :meth:`lists`), ``"L"`` for a buffer-like one (its
+            front is the first).
+        system: the :class:`~tsdsl.kernels.compiled.CompiledSystem` the batch belongs to.
     """
 
     def __init__(self, system, kbatch, action_names: Sequence[str], loss_index, takes_label: Sequence[bool]):
@@ -88,6 +93,7 @@ class StateBatch:
         self.n_labels = kbatch.n_labels
         self.n_lists = len(system.system.lists)
         self.list_names = [d.name for d in system.system.lists]
+        self.open_ends = [d.open_end for d in system.system.lists]
         self.max_len = kbatch.max_n + 1
         self.lengths = np.empty(self.size, dtype=np.int32)
         kbatch.lengths(self.lengths)
@@ -153,7 +159,9 @@ class StateBatch:
 
     def apply(self, actions, labels=None) -> None:
         """Apply ``actions[b]`` (integer action ids; -1 leaves configuration b as it is) with
-        label ids ``labels[b]`` (-1 or None: no label) to every configuration at once.
+        label ids ``labels[b]`` (-1 or None: no label) to every configuration at once.  Label
+        ids are checked against ``n_labels`` when the batch has one; a batch made with
+        ``n_labels=0`` (no labels named) stores any id >= 0 as given (a parser's own label ids).
 
         Raises:
             UsageError: a wrong shape or dtype, or an action that is not legal, not an action,
@@ -165,9 +173,12 @@ class StateBatch:
         bad, code = self._k.apply(acts, labs)
         if bad >= 0:
             a = int(acts[bad])
-            name = self.action_names[a] if 0 <= a < len(self.action_names) else str(a)
-            detail = f" {int(labs[bad])} (0..{self.n_labels - 1})" if code == -4 else ""
-            raise UsageError(f"configuration {bad}: action {name} (id {a}) {_APPLY_ERRORS[code]}{detail}; "
+            if code == -3:
+                raise UsageError(f"configuration {bad}: action id {a} is out of range 0..{self.n_actions - 1}; "
+                                 f"no configuration was changed")
+            what = (f"has label id {int(labs[bad])}, out of range ({label_range(self.n_labels)}; -1: none)"
+                    if code == -4 else _APPLY_ERRORS[code])
+            raise UsageError(f"configuration {bad}: action {self.action_names[a]} (id {a}) {what}; "
                              f"no configuration was changed")
 
     # ---- views ------------------------------------------------------------------------
@@ -227,9 +238,9 @@ class StateBatch:
             raise UsageError("labels(finished=True) needs root_label: the label id for the words that the "
                              "end-of-parse rule attaches to the root (a parser's root label; -1: none)")
         if isinstance(root_label, (bool, np.bool_)) or not isinstance(root_label, (int, np.integer)) \
-                or not -1 <= root_label < self.n_labels:
-            raise UsageError(f"labels: root_label must be a label id in 0..{self.n_labels - 1} or -1, "
-                             f"not {root_label!r}")
+                or root_label < -1 or (self.n_labels and root_label >= self.n_labels):
+            what = f"in 0..{self.n_labels - 1}" if self.n_labels else "(0 or more: this batch names no labels)"
+            raise UsageError(f"labels: root_label must be a label id {what} or -1, not {root_label!r}")
         built = np.empty((self.size, self.max_len), dtype=np.int32)
         self._k.heads(built, out, self.max_len, False)
         final = np.empty_like(built)

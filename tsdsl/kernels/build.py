@@ -31,7 +31,7 @@ from typing import Callable, Optional, Union
 
 from .. import ir
 from .._version import __version__
-from ..errors import KernelBuildError
+from ..errors import KernelBuildError, UsageError
 from .codegen import GENERATOR_VERSION, Generated, generate
 
 COMPILE_FLAGS = ("-O3", "-g0")  # -g0: no debug info, half the compile time
@@ -237,5 +237,27 @@ def compile_system(spec: Union[str, Path, ir.System], *, overrides: Optional[dic
         from ..interp import Interpreter
 
         warnings.warn(f"{exc}; using the interpreter for {system.name}", RuntimeWarning, stacklevel=2)
-        return Interpreter(system)
+        return _fallback(Interpreter, system, str(exc))
     return CompiledSystem(system, gen, load_module(built), built)
+
+
+_KERNEL_ONLY = ("batch", "pack", "oracle_pass", "derive", "explore", "legal_mask", "costs", "costs_dict", "run",
+                "attach_gold", "loss")
+"""The CompiledSystem methods the interpreter has no counterpart of (batch operations)."""
+
+
+def _fallback(interpreter_class, system: ir.System, reason: str):
+    """The interpreter :func:`compile_system` returns without a C compiler: its configuration
+    API, and, for each batch operation of a compiled system, a UsageError that says why it
+    is missing (rather than an AttributeError far from the cause)."""
+
+    def missing(name: str):
+        def method(self, *args, **kwargs):
+            raise UsageError(f"{name}() needs the compiled kernel, and {system.name} could not be built ({reason}); "
+                             f"compile_system(..., fallback=False) raises the build error instead of falling back "
+                             f"to the interpreter")
+        method.__name__ = name
+        return method
+
+    cls = type("InterpreterFallback", (interpreter_class,), {name: missing(name) for name in _KERNEL_ONLY})
+    return cls(system)

@@ -18,8 +18,13 @@ import numpy as np
 from .. import ir
 from ..errors import OracleError, UsageError
 from ..treebank.trees import Tree
+from .arguments import (check_gold_trees, check_label_ids, count, flat_ints, int_vector, integer_id, label_range,
+                        out_buffer, selection)
 from .batch import StateBatch
 from .codegen import Generated
+
+__all__ = ["CompiledSystem", "OraclePass", "Derivations", "Explored", "Treebank", "ILLEGAL", "check_gold_trees",
+           "check_label_ids"]
 
 
 def _sentence_bounds(starts: np.ndarray, i) -> tuple[int, int]:
@@ -37,82 +42,6 @@ def _sentence_bounds(starts: np.ndarray, i) -> tuple[int, int]:
     return int(starts[k]), int(starts[k + 1])
 
 
-def _flat_ints(rows, what: str) -> np.ndarray:
-    """The integer sequences ``rows`` concatenated into one int32 array; refused (UsageError)
-    when a value is not an integer or does not fit in int32, which a cast would wrap or
-    truncate into another valid-looking number."""
-    parts = [a for a in map(np.asarray, rows) if a.size]  # an empty row is float64: it would cast the rest
-    try:
-        flat = np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
-    except ValueError:  # a scalar, or rows of other shapes
-        raise UsageError(f"{what}: expected one sequence of integers per sentence") from None
-    if flat.ndim != 1:
-        raise UsageError(f"{what}: expected one sequence of integers per sentence, not rows of shape {flat.shape[1:]}")
-    if flat.dtype.kind not in "iu":
-        raise UsageError(f"{what}: expected integers, got dtype {flat.dtype.name}")
-    if flat.dtype != np.int32:
-        if flat.size and (flat.min() < -(2 ** 31) or flat.max() >= 2 ** 31):
-            raise UsageError(f"{what}: a value does not fit in int32")
-        flat = flat.astype(np.int32)
-    return flat
-
-
-def check_gold_trees(heads: np.ndarray, offsets: np.ndarray) -> None:
-    """Refuse gold heads that are not trees: sentence i's heads (CoNLL-U numbering) are
-    ``heads[offsets[i]:offsets[i + 1]]``, each in 0..n, none a word's own, and no cycle
-    (every word reaches the root 0; several words may take it).  The one check behind
-    :meth:`CompiledSystem.pack`, :meth:`~CompiledSystem.oracle_pass`,
-    :meth:`~CompiledSystem.batch`, :meth:`~CompiledSystem.derive` and
-    :meth:`~CompiledSystem.attach_gold`: costs under a non-tree mean nothing, and the
-    oracle pass would count the sentence as stuck without saying why.  Vectorised (numpy,
-    O(words log n)), once per call, not per step.
-
-    Raises:
-        UsageError: naming the first bad sentence and word.
-    """
-    from ..treebank.trees import cycle_word, reaches_root
-
-    heads = np.asarray(heads)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    total = int(offsets[-1]) if len(offsets) else 0
-    if not total:
-        return
-    lengths = np.diff(offsets)
-    sent = np.repeat(np.arange(len(lengths)), lengths)
-    word = np.arange(total) - offsets[sent] + 1  # CoNLL-U number of each word
-    n = lengths[sent]
-    h = heads[:total].astype(np.int64)
-
-    def first(bad: np.ndarray) -> tuple[int, int, int]:
-        k = int(np.flatnonzero(bad)[0])
-        return int(sent[k]), int(word[k]), int(h[k])
-
-    bad = (h < 0) | (h > n)
-    if bad.any():
-        si, d, x = first(bad)
-        raise UsageError(f"sentence {si}: a gold head is outside 0..{lengths[si]} (word {d}: {x})")
-    bad = h == word
-    if bad.any():
-        si, d, _ = first(bad)
-        raise UsageError(f"sentence {si}: word {d} is its own gold head")
-    bad = ~reaches_root(h, offsets)
-    if bad.any():
-        si = first(bad)[0]
-        d = cycle_word(h[offsets[si]:offsets[si + 1]].tolist())
-        raise UsageError(f"sentence {si}: the gold heads have a cycle through word {d}")
-
-
-def check_label_ids(labels: np.ndarray, offsets: np.ndarray, n_labels: int) -> None:
-    """Refuse a gold label id outside 0..n_labels-1 (sentence i's ids are
-    ``labels[offsets[i]:offsets[i + 1]]``), naming the first one's sentence and word."""
-    bad = np.flatnonzero((labels < 0) | (labels >= n_labels))
-    if len(bad):
-        k = int(bad[0])
-        si = int(np.searchsorted(offsets, k, side="right")) - 1
-        raise UsageError(f"sentence {si}: gold label id {int(labels[k])} (word {k - int(offsets[si]) + 1}) "
-                         f"is outside 0..{n_labels - 1}")
-
-
 @dataclass(frozen=True)
 class OraclePass:
     """The result of :meth:`CompiledSystem.oracle_pass`."""
@@ -125,10 +54,19 @@ class OraclePass:
     labels: np.ndarray  # label ids (-1: none), aligned with actions
     heads: np.ndarray  # final heads, CoNLL-U numbering, sentences concatenated (-1: none)
     starts: np.ndarray  # sentence i's actions and labels: actions[starts[i]:starts[i + 1]] (n_sent + 1 offsets)
+    status: np.ndarray  # int32 per sentence: REPRODUCED, OTHER_TREE or STUCK
+
+    REPRODUCED, OTHER_TREE, STUCK = 0, 1, 2
+    """Per sentence: the oracle's actions end in its gold tree; in another tree (a terminal
+    configuration, some gold arc lost); or nowhere: no action costs 0 (or the step limit),
+    so the sequence stops short of a terminal configuration.  A tree outside the system's
+    class (a non-projective tree for a projective system) ends OTHER_TREE or STUCK, never
+    REPRODUCED; :meth:`CompiledSystem.derive` decides which trees a system derives."""
 
     def sequence(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """Sentence ``i``'s actions and label ids (negative ``i`` counts from the end, as in a
-        list; out of range: IndexError)."""
+        list; out of range: IndexError).  Check :attr:`status` before training on it: a
+        STUCK sentence's actions stop before a terminal configuration."""
         a, b = _sentence_bounds(self.starts, i)
         return self.actions[a:b], self.labels[a:b]
 
@@ -209,27 +147,6 @@ def grown_derivations(run, n_sent: int, cap: int) -> Derivations:
         cap = T + 16
 
 
-def _count(value, what: str) -> int:
-    """A non-negative integer argument (a number of label ids), or a UsageError naming it."""
-    try:
-        k = operator.index(value)
-    except TypeError:
-        raise UsageError(f"{what} must be an integer, not {type(value).__name__}") from None
-    if k < 0:
-        raise UsageError(f"{what} must be 0 or more, not {k}")
-    return k
-
-
-def _buffer(out: Optional[np.ndarray], length: int, dtype) -> np.ndarray:
-    """A C-contiguous array of ``dtype`` with at least ``length`` items (the kernel writes through it)."""
-    if out is None:
-        return np.empty(length, dtype=dtype)
-    if out.dtype != dtype or not out.flags.c_contiguous or not out.flags.writeable or out.shape[0] < length:
-        raise UsageError(f"output array must be a writeable C-contiguous {np.dtype(dtype).name} array of at "
-                         f"least {length} items")
-    return out
-
-
 class CompiledSystem:
     """Runs a system through its compiled kernel (see module docstring)."""
 
@@ -272,8 +189,19 @@ class CompiledSystem:
             hit = self._tables[n_tokens] = (names, {n: k for k, n in enumerate(names)}, table)
         return hit
 
+    def _state(self, state):
+        """``state``, checked to be a configuration of this system (a KState of its kernel):
+        anything else would be read as C memory it is not."""
+        if not isinstance(state, self.module.KState):
+            hint = (" (apply() changes a configuration in place and returns None: keep the state you passed it)"
+                    if state is None else "")
+            raise UsageError(f"state: expected a configuration of {self.system.name} (from initial() or copy()), "
+                             f"got {type(state).__name__}{hint}")
+        return state
+
     def actions_of(self, state) -> list[str]:
         """The names of the actions of this configuration's kernel slots, in order."""
+        self._state(state)
         if not self.unbounded:
             return self.action_names
         return self._for_tokens(state.n + (1 if self._has_root else 0))[0]
@@ -305,10 +233,10 @@ class CompiledSystem:
         return state
 
     def copy(self, state):
-        return self.module.copy_state(state)
+        return self.module.copy_state(self._state(state))
 
     def is_terminal(self, state) -> bool:
-        return self.module.is_terminal(state)
+        return self.module.is_terminal(self._state(state))
 
     def legal(self, state) -> list[str]:
         mask = self.legal_mask(state)
@@ -316,7 +244,9 @@ class CompiledSystem:
         return [names[k] for k in np.flatnonzero(mask)]
 
     def is_legal(self, state, name: str) -> bool:
-        k = self._ids(state).get(name.split(":", 1)[0])
+        if not isinstance(name, str):
+            raise UsageError(f"is_legal: expected an action name, got {type(name).__name__}")
+        k = self._ids(self._state(state)).get(name.split(":", 1)[0])
         return k is not None and bool(self.legal_mask(state)[k])
 
     def apply(self, state, name, label=None) -> None:
@@ -326,12 +256,15 @@ class CompiledSystem:
         Raises:
             UsageError: unknown action, or not legal here.
         """
-        if isinstance(name, (int, np.integer)) and not isinstance(name, bool):
-            k = int(name)
+        self._state(state)
+        k = integer_id(name, "apply: action")
+        if k is not None:
             names = self.actions_of(state)
             if not 0 <= k < len(names):
                 raise UsageError(f"no action id {k} for {self.system.name} (0..{len(names) - 1})")
             base = names[k]
+        elif not isinstance(name, str):
+            raise UsageError(f"apply: expected an action name or an integer id, got {type(name).__name__}")
         else:
             base, sep, inline = name.partition(":")
             if sep and label is None:
@@ -339,10 +272,12 @@ class CompiledSystem:
             k = self._ids(state).get(base)
             if k is None:
                 raise UsageError(f"unknown action {base!r} for {self.system.name}")
-        if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
-            lab = int(label)
+        lab = integer_id(label, "apply: label")
+        if lab is not None:
             if not -1 <= lab < len(self.labels):
-                raise UsageError(f"no label id {lab} (0..{len(self.labels) - 1})")
+                raise UsageError(f"no label id {lab} ({label_range(len(self.labels))})")
+        elif label is not None and not isinstance(label, str):
+            raise UsageError(f"apply: expected a label name or an integer id, got {type(label).__name__}")
         else:
             lab = self.label_id(label)
         r = self.module.apply(state, k, lab)
@@ -353,7 +288,7 @@ class CompiledSystem:
 
     def output(self, state) -> Tree:
         """The tree built so far, in CoNLL-U numbering (as :meth:`Interpreter.output`)."""
-        v = self.module.view(state)
+        v = self.module.view(self._state(state))
         n, root = v["n"], v["root"]
 
         def out(h: int) -> Optional[int]:
@@ -375,7 +310,7 @@ class CompiledSystem:
 
     def snapshot(self, state) -> dict:
         """The same comparable view as :meth:`Interpreter.snapshot`."""
-        v = self.module.view(state)
+        v = self.module.view(self._state(state))
         if v["arcs"] is not None:
             arcs = frozenset((h, d) for h, d, _ in v["arcs"])
         else:
@@ -391,15 +326,16 @@ class CompiledSystem:
     # ---- batch operations -----------------------------------------------------------
     def legal_mask(self, state, out: Optional[np.ndarray] = None) -> np.ndarray:
         """uint8 mask of the legal actions (GIL released)."""
-        out = _buffer(out, self.module.n_actions(state), np.uint8)
+        out = out_buffer(out, self.module.n_actions(self._state(state)), np.uint8, "legal_mask out")
         self.module.legal_mask(state, out)
         return out
 
     def attach_gold(self, state, heads: Sequence[int], labels: Optional[Sequence[str]] = None) -> None:
         """Attach a gold tree (CoNLL-U heads, optional label strings) for costs and losses
         (checked as :func:`check_gold_trees` does)."""
+        self._state(state)
         ids = None if labels is None else [self.label_id(l) for l in labels]
-        flat = _flat_ints([heads], "gold heads")
+        flat = flat_ints([heads], "gold heads")
         check_gold_trees(flat, np.array([0, len(flat)]))
         try:
             gold = self.module.KGold(list(heads), ids)
@@ -420,7 +356,7 @@ class CompiledSystem:
     def costs(self, state, out: Optional[np.ndarray] = None, *, oracle: Optional[str] = None,
               loss: Optional[str] = None) -> np.ndarray:
         """int32 cost of every action under the attached gold tree (:data:`ILLEGAL`: not legal)."""
-        out = _buffer(out, self.module.n_actions(state), np.int32)
+        out = out_buffer(out, self.module.n_actions(self._state(state)), np.int32, "costs out")
         try:
             self.module.costs(state, self.loss_index(oracle, loss), out)
         except ValueError as exc:
@@ -434,15 +370,23 @@ class CompiledSystem:
         return {names[k]: int(c) for k, c in enumerate(arr) if c != ILLEGAL}
 
     def loss(self, state, *, oracle: Optional[str] = None, loss: Optional[str] = None) -> int:
-        return self.module.loss(state, self.loss_index(oracle, loss))
+        try:
+            return self.module.loss(self._state(state), self.loss_index(oracle, loss))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
 
     def run(self, state, actions: Sequence[int], labels: Optional[Sequence[int]] = None) -> int:
         """Apply a sequence of action ids (and label ids); returns how many applied."""
-        acts = np.ascontiguousarray(actions, dtype=np.int32)
-        labs = None if labels is None else np.ascontiguousarray(labels, dtype=np.int32)
+        self._state(state)
+        acts = int_vector(actions, "run: actions")
+        labs = None if labels is None else int_vector(labels, "run: labels")
         if labs is not None and len(labs) != len(acts):
             raise UsageError(f"{len(acts)} actions but {len(labs)} labels")
-        return self.module.run(state, acts, labs, len(acts))
+        if labs is not None and len(labs) and (labs.min() < -1 or labs.max() >= len(self.labels)):
+            bad = int(labs[(labs < -1) | (labs >= len(self.labels))][0])
+            raise UsageError(f"run: no label id {bad} ({label_range(len(self.labels))}; -1: none)")
+        return self.module.run(state, acts.astype(np.int32),
+                               None if labs is None else labs.astype(np.int32), len(acts))
 
     @staticmethod
     def pack(heads: Sequence[Sequence[int]], labels: Optional[Sequence[Sequence[int]]] = None,
@@ -456,10 +400,10 @@ class CompiledSystem:
                 cycle; labels that do not align with the heads or lie out of range; labels
                 without ``n_labels``, or a negative ``n_labels``.
         """
-        n_labels = _count(n_labels, "n_labels")
+        n_labels = count(n_labels, "n_labels")
         if labels is not None and n_labels == 0:
             raise UsageError("labels need n_labels (the number of label ids)")
-        flat = _flat_ints(heads, "gold heads")
+        flat = flat_ints(heads, "gold heads")
         lengths = np.fromiter((len(h) for h in heads), dtype=np.int64, count=len(heads))
         offsets = np.zeros(len(heads) + 1, dtype=np.int32)
         np.cumsum(lengths, out=offsets[1:])
@@ -468,7 +412,7 @@ class CompiledSystem:
         if labels is not None:
             if len(labels) != len(heads) or any(len(l) != len(h) for l, h in zip(labels, heads)):
                 raise UsageError("labels: expected one label id per word of every sentence")
-            flat_labels = _flat_ints(labels, "labels")
+            flat_labels = flat_ints(labels, "labels")
             check_label_ids(flat_labels, offsets, n_labels)
         else:
             n_labels = 0
@@ -503,13 +447,13 @@ class CompiledSystem:
             if bufs.get("cap", 0) < cap:
                 bufs.update(cap=cap, acts=np.empty(cap, dtype=np.int32), labs=np.empty(cap, dtype=np.int32),
                             heads=np.empty(len(tb.heads), dtype=np.int32),
-                            starts=np.empty(n_sent + 1, dtype=np.int32))
+                            starts=np.empty(n_sent + 1, dtype=np.int32), status=np.empty(n_sent, dtype=np.int32))
             cap = bufs["cap"]
-            acts, labs, out_heads, starts = bufs["acts"], bufs["labs"], bufs["heads"], bufs["starts"]
+            acts, labs, out_heads, starts, status = (bufs[k] for k in ("acts", "labs", "heads", "starts", "status"))
             try:
                 T, stuck, bad_s, bad_w, overflow = self.module.oracle_pass(
                     tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None, tb.n_labels, ol,
-                    acts, labs, cap, out_heads, table, nact, starts)
+                    acts, labs, cap, out_heads, table, nact, starts, status)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             if not overflow:
@@ -517,8 +461,8 @@ class CompiledSystem:
                     labs[:T] = -1
                 if copy:
                     return OraclePass(T, stuck, bad_s, bad_w, acts[:T].copy(), labs[:T].copy(), out_heads.copy(),
-                                      starts.copy())
-                return OraclePass(T, stuck, bad_s, bad_w, acts[:T], labs[:T], out_heads, starts)
+                                      starts.copy(), status.copy())
+                return OraclePass(T, stuck, bad_s, bad_w, acts[:T], labs[:T], out_heads, starts, status)
             cap = 2 * T + 16
 
 
@@ -530,16 +474,15 @@ class CompiledSystem:
         ``sentences``: the sentence lengths, with optional gold trees (``gold_heads``: one
         CoNLL-U head sequence per sentence; ``gold_labels``: label ids in 0..n_labels-1) for
         costs and losses; or a packed :class:`Treebank` (:meth:`pack`), whose gold trees come
-        with it, and ``select`` the indexes of its sentences to take (default: all).
+        with it, and ``select`` the sentences to take: their indexes, or a boolean mask with one
+        entry per sentence (default: all).
         Capacity inf: every configuration gets the action slots of the longest sentence.
         """
         if isinstance(sentences, Treebank):
             tb = sentences
             if gold_heads is not None or gold_labels is not None:
                 raise UsageError("a packed treebank brings its own gold trees")
-            idx = np.arange(tb.sentences) if select is None else np.asarray(select, dtype=np.int64)
-            if idx.ndim != 1 or (len(idx) and (idx.min() < 0 or idx.max() >= tb.sentences)):
-                raise UsageError(f"select: sentence indexes must lie in 0..{tb.sentences - 1}")
+            idx = selection(select, tb.sentences)
             starts, ends = tb.offsets[:-1][idx], tb.offsets[1:][idx]
             lengths = (ends - starts).astype(np.int32)
             if len(idx):
@@ -552,12 +495,12 @@ class CompiledSystem:
         else:
             if select is not None:
                 raise UsageError("select needs a packed treebank")
-            lengths = np.asarray(list(sentences), dtype=np.int64)
-            if lengths.ndim != 1 or (len(lengths) and lengths.min() < 0):
+            lengths = int_vector(list(sentences), "sentences")
+            if len(lengths) and lengths.min() < 0:
                 raise UsageError("sentences: expected non-negative sentence lengths")
             lengths = lengths.astype(np.int32)
             flat = flat_labels = None
-            n_labels = _count(n_labels, "n_labels")
+            n_labels = count(n_labels, "n_labels")
             if gold_heads is not None:
                 if len(gold_heads) != len(lengths) or any(len(h) != n for h, n in zip(gold_heads, lengths)):
                     raise UsageError("gold_heads: expected one head per word of every sentence")
@@ -569,7 +512,7 @@ class CompiledSystem:
                     raise UsageError("gold_labels need n_labels (the number of label ids)")
                 if len(gold_labels) != len(lengths) or any(len(l) != n for l, n in zip(gold_labels, lengths)):
                     raise UsageError("gold_labels: expected one label id per word of every sentence")
-                flat_labels = _flat_ints(gold_labels, "gold_labels")
+                flat_labels = flat_ints(gold_labels, "gold_labels")
                 check_label_ids(flat_labels, np.concatenate([[0], np.cumsum(lengths)]), n_labels)
         table, nact, names = None, 0, self.action_names
         if self.unbounded:

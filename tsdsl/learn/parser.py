@@ -162,6 +162,7 @@ def sentence_columns(what: str, words: "str | Sequence[str]", *, upos: Optional[
     words = list(words)
     if not all(isinstance(w, str) and w for w in words):
         raise UsageError(f"{what}: every word must be a non-empty string")
+    _refuse_breaks(what, "word", words)
     n = len(words)
     cols = {"form": words}
     for name, vals in (("upos", upos), ("lemma", lemmas), ("xpos", xpos), ("feats", feats)):
@@ -169,8 +170,20 @@ def sentence_columns(what: str, words: "str | Sequence[str]", *, upos: Optional[
             raise UsageError(f"{what}: {name} must be a list with one value per word, not a string")
         if vals is not None and len(vals) != n:
             raise UsageError(f"{what}: {len(vals)} {name} values for {n} words")
+        if vals is not None:
+            if not all(isinstance(v, str) and v for v in vals):
+                raise UsageError(f"{what}: every {name} value must be a non-empty string (_ when unknown)")
+            _refuse_breaks(what, f"{name} value", vals)
         cols[name] = list(vals) if vals is not None else [EMPTY] * n
     return cols
+
+
+def _refuse_breaks(what: str, kind: str, values: Sequence[str]) -> None:
+    """Refuse a value holding a tab or a line break: it would break the CoNLL-U line it is
+    written to (``to_conllu``, ``tsdsl parse``), and no reader could take it back."""
+    for i, v in enumerate(values, 1):
+        if "\t" in v or "\n" in v or "\r" in v:
+            raise UsageError(f"{what}: {kind} {i} ({v!r}) contains a tab or a line break, which CoNLL-U cannot hold")
 
 
 def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = None) -> Engine:
