@@ -96,8 +96,8 @@ def test_run_refuses_floats_and_unknown_labels(hybrid):
     st = hybrid.initial(2)
     with pytest.raises(UsageError, match="run: actions: expected integers, got dtype float64"):
         hybrid.run(st, [2.0, 0.7])
-    with pytest.raises(UsageError, match="run: no label id 500"):
-        hybrid.run(st, [2, 0], [-1, 500])
+    with pytest.raises(UsageError, match=r"run: label id -5: label ids are 0 or more \(-1: none\)"):
+        hybrid.run(st, [2, 0], [-1, -5])
     assert hybrid.snapshot(st)["lists"]["U"][0] == 2  # nothing was applied
     assert hybrid.run(st, [2, 2]) == 2
 

@@ -387,3 +387,50 @@ def test_a_model_with_a_damaged_tagger_is_refused(models, tmp_path):
     (copy / "tagger" / "tagger.json").write_text("{", encoding="utf-8")
     with pytest.raises(ModelError, match="tagger"):
         load_parser(copy)
+
+
+# ---- input the model was not trained on: unknown UPOS values, text not in NFC -------------
+
+
+def test_unknown_upos_values_are_warned_of(models, toy, tmp_path):
+    gold = read_conllu(toy / "dev.conllu")
+    lowered = [s.with_columns({"upos": [u.lower() for u in s.upos]}) for s in gold]
+    path = tmp_path / "lower.conllu"
+    path.write_text("".join(s.to_text() for s in lowered), encoding="utf-8")
+    words = sum(s.n for s in gold)
+    for name in ("with", "without"):  # the training file's values are in model.json, tagger or not
+        assert json.loads((models[name][0] / "model.json").read_text())["upos_values"] == \
+            sorted({u for s in read_conllu(toy / "train.conllu") for u in s.upos})
+        code, _, err = cli("parse", models[name][0], path, "-o", tmp_path / f"{name}.conllu")
+        assert code == 0, err
+        assert f"warning: {words} of {words} words have a UPOS value this model never saw in training" in err, err
+        assert f"first at {path}, the sentence at line {lowered[0].line}, word 1" in err and "--retag" in err
+    code, _, err = cli("parse", models["with"][0], path, "-o", tmp_path / "retagged.conllu", "--retag")
+    assert code == 0 and "never saw" not in err, err
+    code, _, err = cli("parse", models["with"][0], toy / "dev.conllu", "-o", tmp_path / "gold.conllu")
+    assert code == 0 and "never saw" not in err, err
+    parser = load_parser(models["without"][0])
+    with pytest.warns(UserWarning, match=r"2 of 2 words have a UPOS value this model never saw.*'det', 'noun'"):
+        parser.parse(["the", "dog"], upos=["det", "noun"])
+
+
+def test_text_not_in_nfc_reads_as_nfc():
+    import unicodedata
+
+    from tsdsl.learn.tokens import nfc_words, token_table
+
+    nfc = ["ενέκρινε", "café", "naïve", "plain"]
+    nfd = [unicodedata.normalize("NFD", w) for w in nfc]
+    assert nfd[:3] != nfc[:3] and nfc_words(nfd) == nfc
+    cols = {"upos": ["X"] * 4, "xpos": ["_"] * 4, "feats": ["_"] * 4}
+    attrs = ["form", "lower", "lemma", "upos"]
+    assert (token_table(attrs, [dict(cols, form=nfd, lemma=nfd)]) ==
+            token_table(attrs, [dict(cols, form=nfc, lemma=nfc)])).all()
+    train = [{"form": ["ο", "Υπουργός", "ενέκρινε", "το", "σχέδιο"], "upos": ["DET", "NOUN", "VERB", "DET", "NOUN"],
+              "lemma": ["ο", "υπουργός", "εγκρίνω", "ο", "σχέδιο"]}] * 20
+    tagger = train_tagger(train, hash_bits=14, epochs=3)
+    given = {"form": train[0]["form"], "upos": ["_"] * 5, "lemma": ["_"] * 5}
+    (as_nfc,), _ = tagger.fill([given])
+    (as_nfd,), _ = tagger.fill([dict(given, form=[unicodedata.normalize("NFD", w) for w in given["form"]])])
+    assert as_nfd["upos"] == as_nfc["upos"] and as_nfd["lemma"] == as_nfc["lemma"]
+    assert as_nfd["form"][2] == unicodedata.normalize("NFD", "ενέκρινε")  # the words themselves stay as given

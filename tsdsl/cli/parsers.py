@@ -207,6 +207,8 @@ class Parse(Command):
             names = ", ".join(c.upper() for c in stats.missing_columns)
             print(f"warning: {names} empty in every sentence and this model has no tagger for it: parsed without "
                   "(less accurately)", file=sys.stderr)
+        if stats.unknown_upos is not None and stats.unknown_upos.words:
+            print(f"warning: {stats.unknown_upos.message(stats.words)}", file=sys.stderr)
         if args.nm_log:
             events = [{"sentence": s + 1, "word": w, "old_head": h} for s, w, h in stats.nonmonotonic]
             write_atomic(args.nm_log, json.dumps({"model": str(args.model), "events": events}, indent=1) + "\n")

@@ -43,6 +43,7 @@ from .derive import SearchOracle, targets_of
 from .engine import Engine
 from .model import Model, save, spec_sources
 from .epochs import BestEpoch
+from .known_tags import UPOS_VALUES, training_upos
 from .tagger import columns_present, parser_training_tags, train_tagger
 from .outputs import build_outputs
 from .parser import BASIC_LABELS, IGNORED_COLUMNS, ROOT_LABEL, GraphParser, absent_columns, warn_absent_columns
@@ -140,6 +141,7 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
 
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
     meta = {"tag_columns": list(columns_present(gold_columns)), IGNORED_COLUMNS: absent, "parser_tags": parser_tags,
+            UPOS_VALUES: training_upos(gold_columns),
             "tagger": tagger.meta if tagger is not None else None, "args": asdict(options),
             "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
             "nonproj": None, "beam": 1, "loss": None, "oracle": "search", "oracle_reproduced": None,

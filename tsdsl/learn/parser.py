@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ from .data import columns_of, make_batch
 from .engine import Engine
 from .model import Model, ModelError, load
 from .outputs import build_outputs, unit_names
+from .known_tags import UnknownTags, known_upos, unknown_upos
 from .tagger import EMPTY, TAG_COLUMNS, column_values, columns_present, is_empty
 
 
@@ -61,6 +63,7 @@ class ParseStats:
     tagged_words: int = 0          # words of which the tagger filled in some tag value
     missing_columns: list = field(default_factory=list)  # read by the parser, empty everywhere, not tagged
     nonmonotonic: list = field(default_factory=list)  # (sentence, word, overwritten head)
+    unknown_upos: Optional[UnknownTags] = None  # given UPOS values the model never saw (see known_tags)
 
     @property
     def words_per_second(self) -> float:
@@ -213,6 +216,14 @@ class _TagColumns:
         """The tag columns the parser's features read (and training had)."""
         self.ignored = tuple(c for c in TAG_COLUMNS if c in (model.meta.get(IGNORED_COLUMNS) or ()))
         """The tag columns read as empty: the training file had none (:data:`IGNORED_COLUMNS`)."""
+        self.known_upos = known_upos(model.meta, model.tagger) if "upos" in self.reads else None
+        """The UPOS values the model saw in training (None: not known, or UPOS not read)."""
+
+    def _warn_unknown_upos(self, columns: Sequence[dict], predicted: Sequence[dict]) -> None:
+        """Python API: a UserWarning when given UPOS values are outside the model's set."""
+        found = unknown_upos(columns, predicted, self.known_upos)
+        if found.words:
+            warnings.warn(found.message(sum(len(c["form"]) for c in columns)), UserWarning, stacklevel=3)
 
     def complete_tags(self, columns: Sequence[dict], *, retag: bool = False,
                       where: Optional[Sequence[tuple[str, int]]] = None) -> tuple[list[dict], list[dict]]:
@@ -295,7 +306,8 @@ class Parser(_TagColumns):
         cols = sentence_columns("parse", words, upos=upos, lemmas=lemmas, xpos=xpos, feats=feats)
         if not cols["form"]:
             return ParsedSentence([], cols)
-        (done,), _ = self.complete_tags([cols], retag=retag)
+        (done,), predicted = self.complete_tags([cols], retag=retag)
+        self._warn_unknown_upos([done], predicted)
         heads, labels, _ = self.parse_columns([done])
         return ParsedSentence(zip(heads[0], labels[0]), done)
 
@@ -307,6 +319,7 @@ class Parser(_TagColumns):
                                                 where=[(s.file, s.line) for s in sentences])
         heads, labels, stats = self.parse_columns(columns, beam=beam, log_nonmonotonic=log_nonmonotonic)
         stats.missing_columns = self.missing_columns(columns)
+        stats.unknown_upos = unknown_upos(columns, predicted, self.known_upos, [(s.file, s.line) for s in sentences])
         count_tagged(stats, predicted)
         # every head is an int in 0..n (a tree); the labels are checked once per distinct label,
         # so the lines are rewritten without with_heads's per-sentence checks (same text)
@@ -529,7 +542,8 @@ class GraphParser(_TagColumns):
         cols = sentence_columns("parse", words, upos=upos, lemmas=lemmas, xpos=xpos, feats=feats)
         if not cols["form"]:
             return ParsedGraph([], cols, ())
-        (done,), _ = self.complete_tags([cols], retag=retag)
+        (done,), predicted = self.complete_tags([cols], retag=retag)
+        self._warn_unknown_upos([done], predicted)
         ((graph, heads, labels),), _ = self.predict([done])
         return ParsedGraph(zip(heads, labels), done, graph)
 
@@ -547,6 +561,7 @@ class GraphParser(_TagColumns):
                                                 where=[(s.file, s.line) for s in sentences])
         pred, stats = self.predict(columns)
         stats.missing_columns = self.missing_columns(columns)
+        stats.unknown_upos = unknown_upos(columns, predicted, self.known_upos, [(s.file, s.line) for s in sentences])
         count_tagged(stats, predicted)
         out = []
         for s, c, p, (g, h, l) in zip(sentences, columns, predicted, pred):

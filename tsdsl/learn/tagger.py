@@ -38,6 +38,7 @@ import numpy as np
 from ..errors import UsageError
 from .lemmas import ScriptIndex, apply_script, identity_script, lemma_script, script_parts
 from .tagfeatures import FEATURES_VERSION, Layout, ambiguity_classes, token_features
+from .tokens import nfc_words
 
 TAG_COLUMNS = ("upos", "xpos", "feats", "lemma")
 """The columns a tagger can predict, in the order they are tagged."""
@@ -181,6 +182,15 @@ def _flat(sentences: Sequence[dict], name: str) -> list[str]:
     return [v for s in sentences for v in column_values(s, name)]
 
 
+def _nfc_text(sentence: dict) -> dict:
+    """A column dict with its words and lemmas in NFC (:func:`~tsdsl.learn.tokens.nfc_words`)."""
+    out = dict(sentence)
+    for name in ("form", "lemma"):
+        if out.get(name) is not None:
+            out[name] = nfc_words(out[name])
+    return out
+
+
 def _accuracy(pred: Sequence[str], gold: Sequence[str], name: str) -> Optional[float]:
     pairs = [(p, g) for p, g in zip(pred, gold) if name in ("xpos", "feats") or g != EMPTY]
     return sum(p == g for p, g in pairs) / len(pairs) if pairs else None
@@ -228,8 +238,9 @@ class Tagger:
         predicted = [{c: m for c, m in ms.items() if any(m)} for ms in masks]
         if not any(predicted):
             return out, predicted
-        layout = Layout([s["form"] for s in out])
-        forms = _flat(out, "form")
+        words = [nfc_words(s["form"]) for s in out]  # read as trained on (NFC); the output keeps them as given
+        layout = Layout(words)
+        forms = [f for ws in words for f in ws]
         cache: dict[bool, np.ndarray] = {}
         upos = _flat(out, "upos") if "upos" in self.columns or not is_empty(_flat(out, "upos")) else None
         for name in TAG_COLUMNS:
@@ -352,6 +363,7 @@ def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: 
     present = columns_present(train)
     if not present:
         return None
+    train, dev = [_nfc_text(s) for s in train], [_nfc_text(s) for s in dev]  # as fill() reads words
     t_start = time.perf_counter()
     mod = _kernel()
     rng = np.random.default_rng(seed)

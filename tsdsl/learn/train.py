@@ -53,6 +53,7 @@ from .repaired import RepairUse, use_repair
 from ..verify.repair import VERIFY_N
 from .epochs import BestEpoch
 from .weights import DEFAULT_PRECISION, PRECISIONS
+from .known_tags import UPOS_VALUES, training_upos
 from .tagger import PARSER_TAGS, columns_present, parser_training_tags, train_tagger
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
@@ -490,7 +491,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                      + (" (cached)" if searched.cached else ""))
         progress.write(line + "\n")
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
-    meta = {"tag_columns": list(columns_present([columns_of(s) for s in train_sents])), IGNORED_COLUMNS: absent,
+    train_cols = [columns_of(s) for s in train_sents]
+    meta = {"tag_columns": list(columns_present(train_cols)), IGNORED_COLUMNS: absent,
+            UPOS_VALUES: training_upos(train_cols),
             "parser_tags": parser_tags,
             "tagger": tagger.meta if tagger is not None else None,
             "args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
