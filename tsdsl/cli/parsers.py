@@ -40,8 +40,8 @@ class Train(Command):
         sp.add_argument("--search-follow", choices=("canonical", "model"), default="canonical",
                         help="oracle by search: follow the one canonical derivation (canonical, default: at each "
                              "step the first free action, arcs first, input last), or the model's best-scoring free "
-                             "action, so that the parser learns its own order (model; see docs/learning.md for "
-                             "when it helps)")
+                             "action, so that the parser learns its own order (model; docs/learning.md in the source "
+                             "repository says when it helps)")
         sp.add_argument("--force-oracle", action="store_true",
                         help="train with the declared oracle even if it reproduces too few training trees")
         sp.add_argument("--explore", type=number_in(0.0, 1.0), default=1.0, metavar="P",
@@ -51,7 +51,7 @@ class Train(Command):
         sp.add_argument("--beam", type=at_least(1), default=1, help="beam width (1: greedy; >1: structured perceptron "
                                                            "with early update; default 1)")
         sp.add_argument("--features", metavar="FILE.yaml", help="feature templates (default: the family's set, "
-                                                                "see docs/features.md)")
+                                                                "described in docs/features.md in the source repository)")
         sp.add_argument("--seed", type=at_least(0), default=1, help="random seed: everything random in training draws from it (default 1)")
         sp.add_argument("--nonproj", choices=("lift", "skip"), default="lift",
                         help="projective systems on non-projective trees: pseudo-projective lifting (default) "
@@ -145,10 +145,11 @@ def beam_mismatch(width: int, trained: int) -> str:
     if trained == 1:
         return said + ("its scores rank the next action, not partial parses against each other, and a beam "
                        "usually makes it much worse (a user's en_lines arc-standard model: LAS 82.5 greedy, "
-                       "75.2 at beam 2, 62.5 at beam 16; docs/learning.md); leave out --beam to parse greedily")
+                       "75.2 at beam 2, 62.5 at beam 16; docs/learning.md in the source repository); "
+                       "leave out --beam to parse greedily")
     return said + ("a model usually parses best at its trained width (a user's en_lines arc-standard beam-8 "
-                   "model: LAS 79.4 at beam 8, 74.2 greedy; docs/learning.md); leave out --beam to parse "
-                   f"with beam {trained}")
+                   "model: LAS 79.4 at beam 8, 74.2 greedy; docs/learning.md in the source repository); "
+                   f"leave out --beam to parse with beam {trained}")
 
 
 class Parse(Command):
@@ -160,8 +161,10 @@ class Parse(Command):
         sp.add_argument("model", metavar="DIR", help="a model directory written by tsdsl train")
         sp.add_argument("input", metavar="IN.conllu", nargs="?", default=None, help="default: standard input")
         sp.add_argument("--text", metavar="FILE", help="read plain text instead, one sentence per line "
-                                                       "('-': standard input), tokenised by the rule of "
-                                                       "docs/learning.md; writes CoNLL-U with # sent_id and # text "
+                                                       "('-': standard input), tokenised by one rule for every "
+                                                       "language: split at whitespace, punctuation cut off words "
+                                                       "(kept inside well-known, o'clock, 3.5, 1,000, U.S.), "
+                                                       "English clitics split off (do n't, John 's); writes CoNLL-U with # sent_id and # text "
                                                        "(default: read IN.conllu)")
         sp.add_argument("--retag", action="store_true", help="predict every tag column the model's tagger has, "
                                                              "replacing the given tags (default: only empty columns)")
