@@ -107,6 +107,14 @@ def test_another_output_is_not_refused_as_the_input(capsys, tmp_path, monkeypatc
     assert code != 0 and "input file" not in err and "no-such-model" in err
 
 
+def test_draw_refuses_an_output_that_is_one_of_its_inputs(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("trees.svg").write_bytes(SAMPLE.read_bytes())  # a CoNLL-U file by an odd name
+    code, _, err = run(capsys, "draw", SAMPLE, "trees.svg", "-o", "trees.svg")
+    assert code == 2 and err.startswith("tsdsl: -o trees.svg is the input file trees.svg: ")
+    assert Path("trees.svg").read_bytes() == SAMPLE.read_bytes()
+
+
 # ---- L4: plain text given as CoNLL-U ----------------------------------------------------
 
 
