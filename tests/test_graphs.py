@@ -266,6 +266,26 @@ def test_eval_reports_elas_and_eulas(tmp_path):
     assert not doc["enhanced"]["deps_copied_from_gold"] and "note:" not in cli("eval", DEV, DEV)[1]
 
 
+def test_eval_without_predicted_deps_prints_n_a_for_precision(tmp_path):
+    """A predicted file with DEPS `_` everywhere printed `precision 0.00` and `"precision": 0.0`
+    (a user's trial 25, L1): precision is 0/0 there, `n/a` and `null` as evaluation.md says of
+    a ratio with nothing to count; recall and F1 stay 0, as documented."""
+    text = DEV.read_text(encoding="utf-8")
+    lines = [l if not l or l.startswith("#") else "\t".join(l.split("\t")[:8] + ["_"] + l.split("\t")[9:])
+             for l in text.split("\n")]
+    pred = tmp_path / "nodeps.conllu"
+    pred.write_text("\n".join(lines), encoding="utf-8")
+    code, out, _ = cli("eval", DEV, pred)
+    assert code == 0
+    assert re.search(r"^ELAS: +0\.00   \(precision n/a, recall 0\.00; 0 correct\)$", out, re.M), out
+    assert re.search(r"^EULAS: +0\.00   \(precision n/a, recall 0\.00; 0 correct\)$", out, re.M), out
+    code, out, _ = cli("eval", DEV, pred, "--json")
+    doc = json.loads(out)["enhanced"]
+    assert doc["predicted_arcs"] == 0
+    for name in ("elas", "eulas"):
+        assert doc[name] == {"precision": None, "recall": 0.0, "f1": 0.0, "correct": 0}
+
+
 def test_eval_notes_deps_copied_by_a_tree_parser(tmp_path):
     """A single-head parser keeps its input's DEPS: eval says that its ELAS scores nothing."""
     from tsdsl.treebank.conllu import write_conllu

@@ -104,3 +104,22 @@ def test_search_budget_helps_state_what_the_compiled_search_gets():
     assert f"default {DEFAULT_BUDGET}, so {COMPILED_FACTOR * DEFAULT_BUDGET} compiled" in coverage
     verify = _help_of("verify", "--budget")
     assert f"may expand {VERIFY_COMPILED_FACTOR} times as many" in verify
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_help_cites_no_doc_file_a_pip_install_lacks(name, capsys):
+    """`parse --help` said "tokenised by the rule of docs/learning.md", and a pip install ships
+    no docs/ (trial 25, L8): help states the rule, or says the file is in the source repository."""
+    import re
+
+    with pytest.raises(SystemExit):
+        PARSER.parse_args([name, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    bare = [m.group(0) for m in re.finditer(r"docs/[\w/-]+(?:\.\w+)?", text)
+            if not text[m.end():].startswith(" in the source repository")]
+    assert bare == [], bare
+
+
+def test_parse_help_states_the_tokenisation_rule():
+    text = _help_of("parse", "--text")
+    assert "split at whitespace" in text and "English clitics split off" in text and "docs/" not in text

@@ -31,7 +31,8 @@ import numpy as np
 import pytest
 
 from tsdsl.cli import main
-from tsdsl.treebank.conllu import read_conllu
+from tsdsl.cli.parsers import heads_digest
+from tsdsl.treebank.conllu import read_conllu, write_conllu
 from tsdsl.errors import UsageError
 from tsdsl.learn import load_parser
 from tsdsl.learn import model as model_io
@@ -451,6 +452,8 @@ def test_nm_log_and_eval_counters(trained, parsed):
     assert pred.read_bytes() == parsed("covington-nm").read_bytes()
     doc = json.loads(log.read_text(encoding="utf-8"))
     assert doc["model"] == str(trained("covington-nm"))
+    # what identifies the parse the log belongs to (trial 25, M4)
+    assert doc["output"] == str(pred) and doc["heads_sha256"] == heads_digest(read_conllu(pred))
     events = doc["events"]
     assert events  # this model overwrites arcs on the way to its (correct) trees
     gold = read_conllu("gold.conllu")
@@ -472,6 +475,14 @@ def test_nm_log_and_eval_counters(trained, parsed):
     assert code == 0, err
     assert json.loads(out)["extra"] == {"nonmonotonic_fired": len(events), "nonmonotonic_repaired": repaired,
                                         "nonmonotonic_broke": broke}
+    # the same sentences parsed otherwise (one head moved): the log is not theirs
+    other = Path("pred-nm-other.conllu")
+    first = final[0]
+    moved = list(first.heads)
+    moved[moved.index(0) - 1 if moved.index(0) else 1] = 0  # a second root
+    write_conllu(other, [first.with_heads(moved, first.deprels)] + list(final[1:]))
+    code, _, err = cli("eval", "gold.conllu", other, "--nm-log", log)
+    assert_refused(code, err, f"{log} does not belong to {other}", f"written for the output {pred}")
 
 
 def test_nm_log_needs_greedy_parsing(trained, tmp_path):

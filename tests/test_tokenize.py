@@ -73,3 +73,20 @@ def test_read_text_refuses_bad_utf8_naming_the_line(tmp_path):
     p.write_bytes(b"fine\nstill fine\nbad \xff here\n")
     with pytest.raises(UsageError, match=r"bad\.txt:3: invalid UTF-8"):
         read_text(str(p))
+
+
+def test_the_documented_corner_cases():
+    """docs/learning.md lists the tokeniser's corner cases a user met (trial 25, L9): `'s`
+    alone, `James'`, URLs and e-mail addresses, `-5`.  Every `` `TEXT` → `A` `B` ... `` there
+    is what the tokeniser gives."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "learning.md").read_text(encoding="utf-8")
+    start = page.index("Corner cases that follow from the rule")
+    block = " ".join(page[start:page.index("```", start)].split())
+    cases = re.findall(r"`([^`]+)`(?: alone)? → ((?:`[^`]+`(?: |(?=[,;.)]|$)))+)", block)
+    texts = {text for text, _ in cases}
+    assert {"'s", "James' book", "http://x.com/a?b=c", "a.b@ex.com", "-5"} <= texts, texts
+    for text, tokens in cases:
+        assert words_of(text) == re.findall(r"`([^`]+)`", tokens), text

@@ -44,6 +44,37 @@ def check_output(path: str | Path, *, try_writing: bool = True) -> Path:
     return target
 
 
+def check_not_input(output: str | Path, *inputs: Optional[str | Path], option: str = "-o") -> None:
+    """Refuse an output that is one of the command's input files, before any work: writing
+    it would replace the input (a gold treebank, the only copy of a plain text) with the
+    command's output, an easy and unrecoverable mistake.  The same file is found through
+    symbolic and hard links too (``os.path.samefile`` when both exist); an input of ``-`` or
+    None (standard input) is compared with the file standard input was redirected from.
+
+    Raises:
+        UsageError: ``OPTION OUTPUT is the input file INPUT: ...``, naming both as given.
+    """
+    out = os.fspath(output)
+    if out == "-" or not os.path.exists(out):
+        return  # a file that does not exist yet is no input
+    for given in inputs:
+        if given is None or os.fspath(given) == "-":
+            name = "standard input"
+            try:
+                same = os.path.samestat(os.fstat(0), os.stat(out))
+            except (OSError, ValueError):
+                same = False
+        else:
+            name = os.fspath(given)
+            try:
+                same = os.path.samefile(name, out)
+            except OSError:  # the input is missing: reading it will say so
+                same = False
+        if same:
+            raise UsageError(f"{option} {out} is the input file {name}: writing it would replace the input; "
+                             "choose another output file")
+
+
 def check_parents(path: str | Path, *, try_writing: bool = True) -> None:
     """Refuse a path whose directory cannot take a new file, before any work: it lies under a
     file (its missing directories could not be created), or (``try_writing``) a file created

@@ -40,8 +40,8 @@ class Train(Command):
         sp.add_argument("--search-follow", choices=("canonical", "model"), default="canonical",
                         help="oracle by search: follow the one canonical derivation (canonical, default: at each "
                              "step the first free action, arcs first, input last), or the model's best-scoring free "
-                             "action, so that the parser learns its own order (model; see docs/learning.md for "
-                             "when it helps)")
+                             "action, so that the parser learns its own order (model; docs/learning.md in the source "
+                             "repository says when it helps)")
         sp.add_argument("--force-oracle", action="store_true",
                         help="train with the declared oracle even if it reproduces too few training trees")
         sp.add_argument("--explore", type=number_in(0.0, 1.0), default=1.0, metavar="P",
@@ -51,7 +51,7 @@ class Train(Command):
         sp.add_argument("--beam", type=at_least(1), default=1, help="beam width (1: greedy; >1: structured perceptron "
                                                            "with early update; default 1)")
         sp.add_argument("--features", metavar="FILE.yaml", help="feature templates (default: the family's set, "
-                                                                "see docs/features.md)")
+                                                                "described in docs/features.md in the source repository)")
         sp.add_argument("--seed", type=at_least(0), default=1, help="random seed: everything random in training draws from it (default 1)")
         sp.add_argument("--nonproj", choices=("lift", "skip"), default="lift",
                         help="projective systems on non-projective trees: pseudo-projective lifting (default) "
@@ -145,10 +145,11 @@ def beam_mismatch(width: int, trained: int) -> str:
     if trained == 1:
         return said + ("its scores rank the next action, not partial parses against each other, and a beam "
                        "usually makes it much worse (a user's en_lines arc-standard model: LAS 82.5 greedy, "
-                       "75.2 at beam 2, 62.5 at beam 16; docs/learning.md); leave out --beam to parse greedily")
+                       "75.2 at beam 2, 62.5 at beam 16; docs/learning.md in the source repository); "
+                       "leave out --beam to parse greedily")
     return said + ("a model usually parses best at its trained width (a user's en_lines arc-standard beam-8 "
-                   "model: LAS 79.4 at beam 8, 74.2 greedy; docs/learning.md); leave out --beam to parse "
-                   f"with beam {trained}")
+                   "model: LAS 79.4 at beam 8, 74.2 greedy; docs/learning.md in the source repository); "
+                   f"leave out --beam to parse with beam {trained}")
 
 
 class Parse(Command):
@@ -160,8 +161,10 @@ class Parse(Command):
         sp.add_argument("model", metavar="DIR", help="a model directory written by tsdsl train")
         sp.add_argument("input", metavar="IN.conllu", nargs="?", default=None, help="default: standard input")
         sp.add_argument("--text", metavar="FILE", help="read plain text instead, one sentence per line "
-                                                       "('-': standard input), tokenised by the rule of "
-                                                       "docs/learning.md; writes CoNLL-U with # sent_id and # text "
+                                                       "('-': standard input), tokenised by one rule for every "
+                                                       "language: split at whitespace, punctuation cut off words "
+                                                       "(kept inside well-known, o'clock, 3.5, 1,000, U.S.), "
+                                                       "English clitics split off (do n't, John 's); writes CoNLL-U with # sent_id and # text "
                                                        "(default: read IN.conllu)")
         sp.add_argument("--retag", action="store_true", help="predict every tag column the model's tagger has, "
                                                              "replacing the given tags (default: only empty columns)")
@@ -178,23 +181,26 @@ class Parse(Command):
     def run(self, args) -> int:
         import json
 
-        from ..treebank.conllu import read_conllu, write_conllu
+        from ..treebank.conllu import write_conllu
         from ..learn.parser import load_parser
-        from ..files import check_output, write_atomic
+        from ..files import check_not_input, check_output, write_atomic
 
         if args.text is not None and args.input is not None:
             raise UsageError("give either IN.conllu or --text FILE, not both")
-        for output in (args.output if args.output != "-" else None, args.nm_log):
+        given = args.text if args.text is not None else args.input
+        for option, output in (("-o", args.output if args.output != "-" else None), ("--nm-log", args.nm_log)):
             if output is not None:
+                check_not_input(output, given, option=option)  # a gold file or the only copy of a text
                 check_output(output)  # now, not after the parse
+        if args.nm_log and args.output != "-" and _same_path(args.output, args.nm_log):
+            raise UsageError(f"-o and --nm-log name the same file {args.output}")
         parser = load_parser(args.model)
         if args.text is not None:
             from ..treebank.tokenize import read_text
 
             sentences = read_text(args.text)
         else:
-            # the input's HEAD and DEPREL are replaced: they need not form trees
-            sentences = read_conllu(args.input or "-", require_heads=False, check_trees=False)
+            sentences = _read_parser_input(args.input or "-")
         if not sentences:
             print(f"warning: {args.text or args.input or '<stdin>'}: no sentence to parse", file=sys.stderr)
         parsed, stats = parser.parse_sentences(sentences, beam=args.beam, log_nonmonotonic=bool(args.nm_log),
@@ -211,7 +217,9 @@ class Parse(Command):
             print(f"warning: {stats.unknown_upos.message(stats.words)}", file=sys.stderr)
         if args.nm_log:
             events = [{"sentence": s + 1, "word": w, "old_head": h} for s, w, h in stats.nonmonotonic]
-            write_atomic(args.nm_log, json.dumps({"model": str(args.model), "events": events}, indent=1) + "\n")
+            doc = {"model": str(args.model), "output": None if args.output == "-" else str(args.output),
+                   "heads_sha256": heads_digest(parsed), "events": events}
+            write_atomic(args.nm_log, json.dumps(doc, indent=1) + "\n")
         if not args.quiet:
             msg = (f"parsed {stats.sentences} sentences, {stats.words} words in {stats.seconds:.2f} s "
                    f"({stats.words_per_second:,.0f} words/s)")
@@ -273,6 +281,36 @@ class Eval(Command):
         return 0
 
 
+NO_TAB = "expected 10 tab-separated columns, found 1"
+
+
+def _read_parser_input(path: str) -> list:
+    """The CoNLL-U input of `tsdsl parse`.  Its HEAD and DEPREL are replaced, so they need not
+    form trees.  A line without any tab (found 1 column) is most often a plain-text file given
+    without ``--text``: the error then says so."""
+    from ..treebank.conllu import ConlluError, read_conllu
+
+    try:
+        return read_conllu(path, require_heads=False, check_trees=False)
+    except ConlluError as exc:
+        if exc.message != NO_TAB:
+            raise
+        raise ConlluError(exc.file, exc.line, f"{NO_TAB} (plain text? use --text FILE)") from None
+
+
+def _same_path(a: str, b: str) -> bool:
+    """Whether two output paths name one file (the same path once resolved, or, when both
+    exist, one file under two names): the second write would replace the first."""
+    import os
+
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def _nonmonotonic_counts(gold_path: str, pred_path: str, log_path: str) -> dict:
     """From a ``tsdsl parse --nm-log`` file: how often a non-monotonic transition overwrote an
     arc (fired), how often the overwritten head was wrong and the word's final head is right
@@ -284,10 +322,19 @@ def _nonmonotonic_counts(gold_path: str, pred_path: str, log_path: str) -> dict:
     try:
         doc = json.loads(open(log_path, encoding="utf-8").read())
         events = [(int(e["sentence"]), int(e["word"]), int(e["old_head"])) for e in doc["events"]]
-    except (ValueError, KeyError, TypeError) as exc:
+        digest = doc.get("heads_sha256")
+        if digest is not None and not isinstance(digest, str):
+            raise TypeError(f"heads_sha256 is {type(digest).__name__}, not a string")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{log_path}: not a tsdsl parse --nm-log file ({exc})") from None
     gold = read_conllu(gold_path, allow_multiple_roots=True)
     pred = read_conllu(pred_path, require_heads=False, allow_multiple_roots=True)
+    if digest is not None and digest != heads_digest(pred):
+        written = doc.get("output")
+        of = f"the output {written}" if isinstance(written, str) else "a parse written to standard output"
+        raise UsageError(f"{log_path} does not belong to {pred_path}: it was written for {of}, whose heads "
+                         f"differ from those of {pred_path} (another model or input); pass the log of the "
+                         "parse that wrote it")
     repaired = broke = 0
     for si, w, old in events:
         if not (1 <= si <= min(len(gold), len(pred))) or not 1 <= w <= gold[si - 1].n:
@@ -296,5 +343,22 @@ def _nonmonotonic_counts(gold_path: str, pred_path: str, log_path: str) -> dict:
         p = pred[si - 1].heads[w - 1] if w <= pred[si - 1].n else None
         repaired += old != g and p == g
         broke += old == g and p != g
+    if digest is None:  # logs of tsdsl before the digest; after the checks above, so that an error stays alone
+        print(f"warning: {log_path} records no digest of the parse it belongs to (an older tsdsl wrote it): "
+              f"cannot check that it is the log of {pred_path}", file=sys.stderr)
     return {"nonmonotonic_fired": len(events), "nonmonotonic_repaired": repaired,
             "nonmonotonic_broke": broke}
+
+
+def heads_digest(sentences) -> str:
+    """The SHA-256 (hex) of the HEAD column of ``sentences``: one line per sentence, its words'
+    heads joined by commas (``_`` for none).  `tsdsl parse --nm-log` records it, and
+    `tsdsl eval --nm-log` compares it with the predicted file's, so that a log is never counted
+    against the output of another parse of the same sentences (its positions would fit, its
+    counts would describe nothing)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for s in sentences:
+        h.update((",".join("_" if x is None else str(x) for x in s.heads) + "\n").encode("ascii"))
+    return h.hexdigest()

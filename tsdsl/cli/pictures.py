@@ -37,9 +37,10 @@ class Draw(Command):
     def run(self, args) -> int:
         from ..draw import draw_sentences, parse_ranges, render_html, render_svg
         from ..draw.pages import summary
-        from ..files import check_output, write_atomic
+        from ..files import check_not_input, check_output, write_atomic
         from ..treebank.conllu import read_conllu
 
+        check_not_input(args.output, *(p for p in (args.file, args.gold) if p is not None))
         kind = check_output(args.output).suffix.lower()  # refuses "pred.svg/" too, which Path reads as pred.svg
         if kind not in (".html", ".htm", ".svg"):
             raise UsageError(f"-o {args.output}: the output must end in .html or .svg")

@@ -319,16 +319,23 @@ class GraphScores:
 
     @staticmethod
     def _prf(c: int, g: int, p: int) -> dict:
-        return {"precision": c / p if p else 0.0, "recall": c / g if g else 0.0,
-                "f1": 2 * c / (g + p) if g and p else 0.0, "correct": c}
+        """Precision, recall and F1 of ``c`` correct arcs of ``g`` gold and ``p`` predicted.
+        A ratio with nothing to count (0/0) is None (printed ``n/a``, ``null`` in JSON), as the
+        basic scores do: precision when nothing was predicted, recall when gold has no arc, F1
+        when neither has one.  F1 = 2c / (g + p) is 0 for a predicted file without DEPS
+        against gold arcs, as documented."""
+        return {"precision": c / p if p else None, "recall": c / g if g else None,
+                "f1": 2 * c / (g + p) if g + p else None, "correct": c}
 
     @property
     def elas(self) -> float:
-        return self._prf(self.correct, self.gold, self.predicted)["f1"]
+        """ELAS F1 as a number for model selection (0.0 when neither side has an arc)."""
+        return self._prf(self.correct, self.gold, self.predicted)["f1"] or 0.0
 
     @property
     def eulas(self) -> float:
-        return self._prf(self.correct_universal, self.gold, self.predicted)["f1"]
+        """EULAS F1 as a number (0.0 when neither side has an arc); see :attr:`elas`."""
+        return self._prf(self.correct_universal, self.gold, self.predicted)["f1"] or 0.0
 
     def to_dict(self) -> dict:
         return {"sentences": self.sentences, "words": self.words, "gold_arcs": self.gold,
@@ -340,9 +347,10 @@ class GraphScores:
         rows = [f"enhanced dependencies (IWPT 2021 ELAS/EULAS; empty nodes collapsed): "
                 f"{self.gold} gold arcs, {self.predicted} predicted"]
         for name, c in (("ELAS", self.correct), ("EULAS", self.correct_universal)):
-            d = self._prf(c, self.gold, self.predicted)
-            rows.append(f"{name + ':':<8}{100 * d['f1']:6.2f}   (precision {100 * d['precision']:.2f}, "
-                        f"recall {100 * d['recall']:.2f}; {c} correct)")
+            ratios = self._prf(c, self.gold, self.predicted)
+            d = {k: "n/a" if ratios[k] is None else f"{100 * ratios[k]:.2f}" for k in ("precision", "recall", "f1")}
+            rows.append(f"{name + ':':<8}{d['f1']:>6}   (precision {d['precision']}, "
+                        f"recall {d['recall']}; {c} correct)")
         return "\n".join(rows)
 
 
