@@ -49,8 +49,9 @@ from .parser import IGNORED_COLUMNS, Parser, absent_columns, warn_absent_columns
 from .progress import Progress
 from .derived import DerivedUse, use_derived_oracle
 from .mode import training_mode
-from .repaired import RepairUse, use_repair
+from .repaired import QUICK_N, RepairUse, use_repair
 from ..verify.repair import VERIFY_N
+from ..verify.shared_classes import class_clash
 from .epochs import BestEpoch
 from .weights import DEFAULT_PRECISION, PRECISIONS
 from .known_tags import UPOS_VALUES, training_upos
@@ -392,6 +393,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         raise UsageError(f"{spec}: capacity inf trains greedily (each family instance is scored from its own "
                          "tokens; beam search over instances is not implemented): use --beam 1")
     check_writable(out_dir, options.force)
+    clash = class_clash(system, QUICK_N)  # only when some class has several members
+    if clash is not None:
+        raise UsageError(f"{user_spec}: {clash.describe()} (`tsdsl verify {user_spec}` shows the configuration)")
     repair = use_repair(system, verify_n=options.repair_max_n, overrides=options.overrides or None) \
         if options.repair else RepairUse(system)
     system = repair.system

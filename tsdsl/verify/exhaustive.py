@@ -23,6 +23,7 @@ import numpy as np
 from .. import ir
 from ..interp import Interpreter
 from .classes import class_trees, dag_problem, tree_problem
+from .shared_classes import ClassClash, actions_of_length, first_clash, first_clash_arrays, shared_classes
 from .space import SpaceTooLarge, explore, find_cycle, longest_derivation
 
 OK, MISSING, CYCLE, NO_ROOT, CROSSING = 0, 1, 2, 3, 4
@@ -43,6 +44,8 @@ class SizeFacts:
     missing: Optional[tuple[int, ...]] = None                # the first class tree not derived
     cycle: Optional[tuple[list[str], list[str]]] = None      # (actions to the loop, the loop)
     longest: Optional[int] = None
+    class_clash: Optional[ClassClash] = None                 # two members of a class legal together
+    applied: frozenset = frozenset()                         # the actions (families) that apply somewhere
 
 
 def class_size(tree_class: str, n: int) -> int:
@@ -131,6 +134,12 @@ class _Interpreted:
         self.out_heads = np.array(rows, dtype=np.int32).reshape(len(self.out_node), n)
         self.path_to = g.path_to
 
+    def clash(self, shared: dict[str, str]):
+        return first_clash(([a for a, _ in out] for out in self.g.edges), shared)
+
+    def applied(self) -> set[str]:
+        return {a for out in self.g.edges for a, _ in out}
+
     def cycle(self):
         return find_cycle(self.g)
 
@@ -154,6 +163,12 @@ class _Compiled:
         self.out_heads = g.out_heads
         self.path_to = g.path_to
         self.action_between = g.action_between
+
+    def clash(self, shared: dict[str, str]):
+        return first_clash_arrays(self.g.edge_at, self.g.edge_action, self.g.actions, shared)
+
+    def applied(self) -> set[str]:
+        return {self.g.actions[a] for a in np.unique(self.g.edge_action)}
 
     def cycle(self):
         return self.cs.graph_cycle(self.g)
@@ -183,6 +198,7 @@ def size_facts(it: Interpreter, n: int, *, limit: int, compiled=None) -> SizeFac
         _soundness(system, n, graph, outs, first, facts)
         if system.covers != "any":
             _completeness(system, n, outs, facts)
+    _actions(system, n, graph, facts)
     cycle = graph.cycle()
     if cycle is not None:
         loop = [graph.action_between(a, b) for a, b in zip(cycle, cycle[1:])]
@@ -190,6 +206,17 @@ def size_facts(it: Interpreter, n: int, *, limit: int, compiled=None) -> SizeFac
     else:
         facts.longest = int(graph.longest()[0])
     return facts
+
+
+def _actions(system: ir.System, n: int, graph, facts: SizeFacts) -> None:
+    """The first configuration where two members of a class are legal, and the actions that
+    apply somewhere (instances of a family count for the family)."""
+    hit = graph.clash(shared_classes(system, n))
+    if hit is not None:
+        node, cls, members = hit
+        facts.class_clash = ClassClash(n, tuple(graph.path_to(node)), cls, members)
+    family = {a.name: a.family or a.name for a in actions_of_length(system, n)}
+    facts.applied = frozenset(family.get(a, a) for a in graph.applied())
 
 
 def dag_rows_bad(rows: np.ndarray, n: int, tree_class: str, root_pos: int) -> np.ndarray:

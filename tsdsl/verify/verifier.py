@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from .. import ir
 from ..interp import Config, Interpreter
 from ..trace import render_steps, run_trace
+from .shared_classes import actions_of_length, shared_classes
 from .classes import dag_problem, tree_problem
 from .coverage import DERIVABLE, UNDECIDED, VERIFY_COMPILED_FACTOR, compiled_search
 from .exhaustive import size_facts
@@ -78,10 +79,13 @@ class Verdict:
     random_max_n: int = 0
     seconds: float = 0.0
     kernel_build_seconds: float = 0.0  # building the compiled kernel first (the caller's), not in seconds
+    shared_classes: list = field(default_factory=list)  # classes with several members (see shared_classes)
+    class_clash: Optional[Counterexample] = None  # two members of one class legal together: the spec fails
+    never_applied: list = field(default_factory=list)  # actions (families) no configuration up to n applies
 
     @property
     def ok(self) -> bool:
-        return all(p.holds is not False for p in self.properties.values())
+        return all(p.holds is not False for p in self.properties.values()) and self.class_clash is None
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -150,6 +154,8 @@ def verify_system(system: ir.System, *, max_n: int = 7, random_max_n: int = 30, 
     found: dict[str, Optional[Counterexample]] = {p: None for p in PROPERTIES}
     cyclic = False
     ratios = []
+    applied: set[str] = set()
+    v.shared_classes = sorted({c for c in shared_classes(system, max(max_n, 1)).values()})
     for n in range(0, max_n + 1):
         try:
             f = size_facts(it, n, limit=state_limit, compiled=compiled)
@@ -173,10 +179,18 @@ def verify_system(system: ir.System, *, max_n: int = 7, random_max_n: int = 30, 
                                         f"{' '.join(loop)}", trace=_trace_text(it, n, seq + loop))
         elif n > 0:
             ratios.append(f.longest / n)
+        applied |= f.applied
+        if f.class_clash is not None and v.class_clash is None:
+            clash = f.class_clash
+            v.class_clash = Counterexample(n, list(clash.actions), note=clash.describe(),
+                                           trace=_trace_text(it, n, list(clash.actions)))
         v.sizes.append(SizeStats(n, f.configurations, f.terminals, f.dead_ends, f.class_trees,
                                  f.derivable_class_trees, f.longest))
     if ratios:
         v.longest_ratio = max(ratios)
+    if v.exhaustive_up_to >= 1:
+        names = [a.family or a.name for a in actions_of_length(system, v.exhaustive_up_to)]
+        v.never_applied = [a for a in dict.fromkeys(names) if a not in applied]
     if examples > 0 and random_max_n > max(v.exhaustive_up_to, 0):
         _random_checks(it, v, found, max(v.exhaustive_up_to + 1, 1), random_max_n, examples, search_budget, seed,
                        compiled)
@@ -364,6 +378,15 @@ def render_verdict(v: Verdict) -> str:
         r = v.properties[p]
         mark = "holds" if r.holds else ("FAILS" if r.holds is False else "undecided")
         lines.append(f"  {p:<13} {mark:<9} {r.detail}")
+    if v.shared_classes:
+        if v.class_clash is None:
+            lines.append(f"  {'classes':<13} {'hold':<9} at most one member of {', '.join(v.shared_classes)} is legal "
+                         f"in every configuration (n <= {v.exhaustive_up_to})")
+        else:
+            lines.append(f"  {'classes':<13} {'FAIL':<9} {v.class_clash.note}")
+    if v.never_applied:
+        lines.append(f"  note: {', '.join(v.never_applied)} never appl{'ies' if len(v.never_applied) == 1 else 'y'} "
+                     f"in any configuration up to n = {v.exhaustive_up_to} (a guard that cannot hold?)")
     sizes = "  ".join(f"n={s.n}:{s.configurations}" for s in v.sizes)
     lines.append(f"  configurations explored: {sizes}")
     for p in PROPERTIES:
@@ -375,6 +398,10 @@ def render_verdict(v: Verdict) -> str:
         lines.append(f"    {cx.note}")
         if cx.trace:
             lines.extend("    " + t for t in cx.trace.splitlines())
+    if v.class_clash is not None and v.class_clash.trace:
+        where = f"after {' '.join(v.class_clash.actions)}" if v.class_clash.actions else "the initial configuration"
+        lines.append(f"  counterexample (classes), n = {v.class_clash.n}: {where}")
+        lines.extend("    " + t for t in v.class_clash.trace.splitlines())
     build = f" + {v.kernel_build_seconds:.1f} s kernel build" if v.kernel_build_seconds else ""
     lines.append(f"  ({v.seconds:.1f} s{build})")
     return "\n".join(lines)
