@@ -642,7 +642,8 @@ def test_refuses_missing_weights(model_copy):
 
 
 def test_refuses_non_directory(workdir):
-    refused_load(Path("train.conllu"), "train.conllu: no such model directory")
+    refused_load(Path("train.conllu"), "train.conllu: not a directory")  # a file, not a model
+    refused_load(Path("nothing-here"), "nothing-here: no such model directory")
 
 
 def test_refuses_missing_model_json(model_copy):

@@ -187,6 +187,23 @@ def test_force_does_not_replace_other_directories(tmp_path):
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
 
 
+def test_force_does_not_replace_a_model_directory_holding_other_files(toy, tmp_path):
+    """A user's notes inside an old model directory: replacing it would delete them."""
+    copy = tmp_path / "model"
+    shutil.copytree(toy, copy)
+    for name in ("notes.txt", "plots", "a.txt", "b.txt"):
+        (copy / name).write_text("keep me\n", encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in copy.iterdir() if p.is_file()}
+    code, _, err = cli(*train_args(copy, "--force"))
+    assert_refused(code, err, str(copy), "a.txt, b.txt, notes.txt and 1 more", "files a model does not write")
+    assert {p.name: p.read_bytes() for p in copy.iterdir() if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_every_entry_a_model_writes_is_one_force_may_replace(toy):
+    assert {p.name for p in toy.iterdir()} <= model_io.ENTRIES
+
+
 def test_empty_directory_is_a_fine_output(tmp_path):
     out = tmp_path / "empty"
     out.mkdir()
@@ -284,3 +301,60 @@ def test_format_1_models_load_and_nan_is_refused(toy, tmp_path):
     vals[0, 0] = np.nan
     np.save(d / "weights.npy", vals)
     refused(d, str(d / "weights.npy"), "not finite")
+
+
+# ---------------------------------------------------------------------------------
+# --prune that leaves out (almost) everything
+# ---------------------------------------------------------------------------------
+
+
+def test_prune_that_leaves_out_every_weight_is_refused_before_saving(tmp_path):
+    out = tmp_path / "model"
+    code, _, err = cli(*train_args(out, "--prune", "1e9"))
+    assert_refused(code, err, "--prune 1e+09 leaves out all", "largest |w|", "nothing was saved")
+    assert code == 2
+    assert list(tmp_path.iterdir()) == []  # no model, no temporary sibling
+
+
+def test_prune_that_keeps_few_weights_warns_and_reports_the_share(tmp_path):
+    ref = tmp_path / "ref"
+    code, _, err = cli(*train_args(ref, "--precision", "float32", "--no-tagger"))
+    assert code == 0, err
+    values = np.abs(model_io.load(ref).stored.values)
+    threshold = float(np.quantile(values, 0.96))  # keeps about 4%
+    out = tmp_path / "pruned"
+    code, stdout, err = cli(*train_args(out, "--precision", "float32", "--no-tagger", "--prune", repr(threshold)))
+    assert code == 0, err
+    kept = int(np.count_nonzero(values >= threshold))
+    share = f"({100 * kept / len(values):.2f}%)"
+    assert f"kept {kept:,} of {len(values):,} weights {share}" in stdout
+    assert "warning: --prune" in err and f"keeps only {kept:,} of {len(values):,} weights {share}" in err, err
+    pruned = json.loads((out / "model.json").read_text())["pruned"]
+    assert (pruned["stored"], pruned["nonzero"]) == (kept, len(values))
+    # light pruning: the share, no warning
+    code, stdout, err = cli(*train_args(tmp_path / "light", "--no-tagger", "--prune", "1e-6"))
+    assert code == 0 and "--prune 1e-06 kept " in stdout and "warning" not in err, (stdout, err)
+    # no pruning: nothing said
+    assert "pruned" not in json.loads((ref / "model.json").read_text())
+
+
+# ---------------------------------------------------------------------------------
+# messages naming the model directory
+# ---------------------------------------------------------------------------------
+
+
+def test_outputs_that_do_not_match_the_labels_name_the_model(toy, tmp_path):
+    d = tmp_path / "model"
+    shutil.copytree(toy, d)
+    doc = json.loads((d / "labels.json").read_text())
+    doc["labels"] = doc["labels"][:-1]
+    (d / "labels.json").write_text(json.dumps(doc))
+    refused(d, f"{d}: the model's outputs", "labels.json")
+
+
+def test_a_file_given_as_the_model_is_not_a_directory(tmp_path):
+    code, _, err = cli("parse", TOY_DEV, TOY_DEV, "-o", tmp_path / "never.conllu")
+    assert_refused(code, err, f"{TOY_DEV}: not a directory")
+    assert code == 2 and "no such model directory" not in err
+    code, _, err = cli("parse", tmp_path / "nothing", TOY_DEV, "-o", tmp_path / "never.conllu")
+    assert_refused(code, err, "no such model directory")

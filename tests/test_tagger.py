@@ -27,6 +27,7 @@ from tsdsl.learn.tagfeatures import shape
 from tsdsl.learn.tagger import MIXED_SHARE, Tagger, TaggerError, jackknife, mix_tags, train_tagger
 from tsdsl.treebank.conllu import parse_conllu, read_conllu
 from tsdsl.treebank.evaluate import evaluate
+from tsdsl.learn.train import TrainOptions
 from tsdsl.treebank.tokenize import words_of
 
 TAGS = ("lemma", "upos", "xpos", "feats")
@@ -150,6 +151,52 @@ def test_a_damaged_tagger_is_refused(tagger, tmp_path, damage):
         (d / "tagger.json").write_text(json.dumps(doc))
     with pytest.raises(TaggerError, match=str(d)):
         Tagger.load(d)
+
+
+def _set_json(path, change):
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps(change(doc)), encoding="utf-8")
+
+
+@pytest.mark.parametrize("damage, file, fragment", [
+    ("nan", "upos.weights.npy", "not finite"), ("inf", "feats.weights.npy", "not finite"),
+    ("lemma not a string", "lemmas.json", "strings to non-empty strings"),
+    ("lemmas a list", "lemmas.json", "strings to non-empty strings"),
+    ("ambiguity", "ambiguity.json", "strings to non-empty strings"),
+    ("not json", "lemmas.json", "not valid JSON"),
+    ("classes", "tagger.json", "\"classes\""), ("sets", "tagger.json", "\"sets\""),
+    ("pairs", "tagger.json", "\"script_pairs\""), ("hash bits", "tagger.json", "hash_bits"),
+])
+def test_a_tagger_with_junk_or_non_finite_weights_is_refused_naming_the_file(tagger, tmp_path, damage, file,
+                                                                              fragment):
+    d = tmp_path / "t"
+    tagger.save(d)
+    path = d / file
+    if damage in ("nan", "inf"):
+        vals = np.load(path)
+        vals[len(vals) // 2] = np.nan if damage == "nan" else np.inf
+        np.save(path, vals)
+    elif damage == "lemma not a string":
+        _set_json(path, lambda doc: {**doc, "x\x1fNOUN": 1})
+    elif damage == "lemmas a list":
+        path.write_text('["a", "b"]', encoding="utf-8")
+    elif damage == "ambiguity":
+        _set_json(path, lambda doc: {**doc, "dog": ["NOUN"]})
+    elif damage == "not json":
+        path.write_text('{"x": ', encoding="utf-8")
+    else:
+        def change(doc):
+            if damage == "hash bits":
+                doc["hash_bits"] = "16"
+            else:
+                col = doc["columns"]["lemma" if damage == "pairs" else "xpos"]
+                key = {"classes": "classes", "sets": "sets", "pairs": "script_pairs"}[damage]
+                col[key] = {"classes": [1, 2], "sets": {"NOUN": [10 ** 6]}, "pairs": [["NOUN", -1]]}[damage]
+            return doc
+        _set_json(path, change)
+    with pytest.raises(TaggerError) as info:
+        Tagger.load(d)
+    assert str(info.value).startswith(f"{path}: ") and fragment in str(info.value), str(info.value)
 
 
 def test_jackknife_tags_every_sentence_the_same_whatever_the_threads(tagger, toy, monkeypatch):
@@ -387,6 +434,62 @@ def test_a_model_with_a_damaged_tagger_is_refused(models, tmp_path):
     (copy / "tagger" / "tagger.json").write_text("{", encoding="utf-8")
     with pytest.raises(ModelError, match="tagger"):
         load_parser(copy)
+
+
+def test_a_model_whose_tagger_directory_is_gone_is_refused(models, toy, tmp_path):
+    """model.json records a tagger, tagger/ was deleted: the model is damaged, not one
+    trained without a tagger (which would refuse untagged input and parse tagged input)."""
+    copy = tmp_path / "m"
+    shutil.copytree(models["with"][0], copy)
+    shutil.rmtree(copy / "tagger")
+    with pytest.raises(ModelError) as info:
+        load_parser(copy)
+    assert str(info.value).startswith(f"{copy / 'tagger'}: missing (model.json records a tagger for upos")
+    for argv in (("--text", toy / "dev.conllu"), (toy / "dev.conllu",)):
+        code, _, err = cli("parse", copy, *argv, "-o", tmp_path / "never.conllu")
+        assert_refused(code, err, f"{copy / 'tagger'}: missing", "the model is damaged")
+        assert code == 2 and not (tmp_path / "never.conllu").exists()
+    (copy / "tagger").write_text("", encoding="utf-8")
+    with pytest.raises(ModelError, match="tagger: not a directory"):
+        load_parser(copy)
+
+
+def test_a_model_with_nan_tagger_weights_is_refused_naming_the_file(models, toy, tmp_path):
+    copy = tmp_path / "m"
+    shutil.copytree(models["with"][0], copy)
+    path = copy / "tagger" / "upos.weights.npy"
+    np.save(path, np.full_like(np.load(path), np.nan))
+    code, _, err = cli("parse", copy, toy / "dev.conllu", "-o", tmp_path / "never.conllu")
+    assert_refused(code, err, f"{path}: ", "not finite")
+    assert code == 2
+
+
+def test_no_tagger_with_an_explicit_predicted_parser_tags_is_a_usage_error(toy, tmp_path):
+    for choice in ("jackknife", "mixed"):
+        code, _, err = cli("train", SYSTEMS / "arc-eager.ts", "--train", toy / "train.conllu", "--out",
+                           tmp_path / "m", *FAST, "--no-tagger", "--parser-tags", choice)
+        assert_refused(code, err, f"--no-tagger and --parser-tags {choice} contradict")
+        assert code == 2 and not (tmp_path / "m").exists()
+    # the API's default (mixed) is no choice: --no-tagger alone trains, and so does gold
+    TrainOptions(tagger=False).check()
+    TrainOptions(tagger=False, parser_tags="gold", parser_tags_given=True).check()
+    with pytest.raises(UsageError, match="contradict"):
+        TrainOptions(tagger=False, parser_tags="jackknife", parser_tags_given=True).check()
+
+
+def test_an_explicit_parser_tags_on_an_untagged_training_file_warns_that_it_became_gold(toy, tmp_path):
+    path = tmp_path / "notags.conllu"
+    path.write_text("".join(s.to_text() for s in emptied(read_conllu(toy / "train.conllu"))), encoding="utf-8")
+    code, _, err = cli("train", SYSTEMS / "arc-eager.ts", "--train", path, "--out", tmp_path / "j", "--epochs", "1",
+                       "--hash-bits", "14", "--quiet", "--parser-tags", "jackknife")
+    assert code == 0, err
+    assert "warning: --parser-tags jackknife became gold: the training file has no tags" in err, err
+    assert json.loads((tmp_path / "j" / "model.json").read_text())["parser_tags"] == "gold"
+    code, _, err = cli("train", SYSTEMS / "arc-eager.ts", "--train", path, "--out", tmp_path / "d", "--epochs", "1",
+                       "--hash-bits", "14", "--quiet")
+    assert code == 0 and "--parser-tags" not in err, err
+    meta = json.loads((tmp_path / "d" / "model.json").read_text())
+    assert meta["parser_tags"] == "gold" and meta["args"]["parser_tags"] == "mixed"
 
 
 # ---- input the model was not trained on: unknown UPOS values, text not in NFC -------------

@@ -60,7 +60,9 @@ class Train(Command):
         sp.add_argument("--precision", choices=("float32", "float16", "int16", "int8"), default="float16",
                         help="how the saved weights are stored (default float16; int16/int8: per-output scale)")
         sp.add_argument("--prune", type=number_in(0.0), default=0.0, metavar="T",
-                        help="leave out saved weights with |w| < T (default 0: keep every non-zero weight)")
+                        help="leave out saved weights with |w| < T (default 0: keep every non-zero weight). "
+                             "The summary gives the share kept; below 10%% a warning, and none kept is an error "
+                             "(nothing saved). The scale depends on the treebank: see docs/learning.md")
         sp.add_argument("--loss", help="which declared oracle loss to train with: ORACLE, ORACLE/LOSS, or a loss "
                                        "of the first oracle (default: over the declared oracles in order, the first "
                                        "exact loss; else an upper bound, the last one of the first oracle that "
@@ -74,11 +76,13 @@ class Train(Command):
         sp.add_argument("--no-tagger", action="store_true",
                         help="do not train the tagger (UPOS, XPOS, FEATS, lemmas) that `tsdsl parse` uses to fill "
                              "in missing tags; such a model refuses input whose UPOS is _ on any word")
-        sp.add_argument("--parser-tags", choices=("mixed", "jackknife", "gold"), default="mixed",
+        sp.add_argument("--parser-tags", choices=("mixed", "jackknife", "gold"), default=None,
                         help="the tags the parser trains with: mixed (default: the file's tags, with 30%% of "
                              "the sentences jackknifed: tagged by taggers trained on the other folds of the training "
                              "set, as the parser will see text), jackknife (every sentence; best with predicted tags, "
-                             "worse with gold ones) or gold (the file's); --no-tagger implies gold")
+                             "worse with gold ones) or gold (the file's); --no-tagger implies gold (and refuses "
+                             "mixed or jackknife); a training file without tags trains with gold (with a warning "
+                             "when another was chosen)")
         sp.add_argument("--quiet", action="store_true", help="no progress bar")
         with_set(sp)
 
@@ -91,8 +95,8 @@ class Train(Command):
                                overrides=parse_overrides(args.set), force_oracle=args.force_oracle,
                                repair=not args.no_repair, repair_max_n=args.repair_max_n,
                                precision=args.precision, prune=args.prune, force=args.force,
-                               tagger=not args.no_tagger, parser_tags=args.parser_tags,
-                               search_follow=args.search_follow)
+                               tagger=not args.no_tagger, parser_tags=args.parser_tags or "mixed",
+                               parser_tags_given=args.parser_tags is not None, search_follow=args.search_follow)
         if args.search_budget is not None:
             options.search_budget = args.search_budget
         result = train(args.spec, args.train, args.dev, args.out, options,
@@ -115,6 +119,9 @@ class Train(Command):
         line += not_derived_note(result)
         if result.lifted:
             line += f" ({result.lifted} arcs lifted)"
+        if result.pruned:
+            p = result.pruned
+            line += f"; --prune {p['prune']:g} kept {p['stored']:,} of {p['nonzero']:,} weights ({100 * p['share']:.2f}%)"
         print(line)
         if result.tagger:
             acc = result.tagger.get("dev_accuracy") or {}

@@ -4,12 +4,16 @@ After every epoch the averaged weights are stored as they will be saved (pruned 
 quantised, :mod:`tsdsl.learn.weights`); the development set is scored on exactly those,
 installed for the parse in the training table (no second dense table); the epoch with the
 best score is kept, and training stops once ``patience`` epochs pass without a better one.
+With ``--prune``, :func:`pruned_share` then refuses a kept epoch that pruning emptied and
+warns when it kept less than :data:`PRUNE_WARN_SHARE` of the weights (the scale of perceptron
+weights is not one a user can guess).
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Optional, TextIO
 
 import numpy as np
 
@@ -41,6 +45,10 @@ class BestEpoch:
         except WeightsError as exc:
             raise UsageError(f"epoch {epoch}: {exc}") from None
         record["weights_stored"] = stored.size
+        if options.prune > 0:  # what pruning started from (see pruned_share)
+            nonzero = averaged.values[averaged.values != 0]
+            record["weights_before_prune"] = int(nonzero.size)
+            record["weights_peak"] = float(np.abs(nonzero).max()) if nonzero.size else 0.0
         if score_dev is None:
             score = float(epoch)
         else:
@@ -56,3 +64,33 @@ class BestEpoch:
         if improved:
             self.score, self.epoch, self.stored = score, epoch, stored
         return improved, score_dev is not None and epoch - self.epoch >= self.patience
+
+
+PRUNE_WARN_SHARE = 0.1
+"""``--prune`` keeping less than this share of the non-zero weights gets a warning."""
+
+
+def pruned_share(best: BestEpoch, prune: float, progress: Optional[TextIO]) -> Optional[dict]:
+    """With ``--prune T`` (``prune`` > 0): the kept epoch's weights stored and non-zero before
+    pruning, and the share kept (for ``model.json`` and the summary); None without pruning.
+
+    Raises:
+        UsageError: ``T`` left out every weight: the model would attach every word the same
+            way, so it is not saved (called before saving; the message gives the largest
+            ``|w|`` to choose a smaller ``T`` by).
+    """
+    if prune <= 0 or not best.history:
+        return None
+    record = best.history[best.epoch - 1]
+    kept, of = int(record["weights_stored"]), int(record.get("weights_before_prune", 0))
+    if of and not kept:
+        raise UsageError(f"--prune {prune:g} leaves out all {of:,} weights of the kept epoch {best.epoch} (the "
+                         f"largest |w| is {record.get('weights_peak', 0.0):.4g}): the model would parse every "
+                         "sentence the same way; choose a smaller T (nothing was saved)")
+    share = kept / of if of else 1.0
+    if share < PRUNE_WARN_SHARE:
+        (progress or sys.stderr).write(
+            f"warning: --prune {prune:g} keeps only {kept:,} of {of:,} weights ({100 * share:.2f}%) of the kept "
+            f"epoch {best.epoch}: parsing will be much worse than the unpruned model's (largest |w| "
+            f"{record.get('weights_peak', 0.0):.4g}); a smaller T keeps more\n")
+    return {"prune": prune, "stored": kept, "nonzero": of, "share": round(share, 6)}

@@ -42,7 +42,7 @@ from .data import columns_of, make_batch
 from .derive import SearchOracle, targets_of
 from .engine import Engine
 from .model import Model, save, spec_sources
-from .epochs import BestEpoch
+from .epochs import BestEpoch, pruned_share
 from .known_tags import UPOS_VALUES, training_upos
 from .tagger import columns_present, parser_training_tags, train_tagger
 from .outputs import build_outputs
@@ -109,7 +109,8 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
     tagger = train_tagger(gold_columns, dev_columns, seed=options.seed, progress=progress) if options.tagger \
         else None
     parser_tags, train_columns, dev_columns = parser_training_tags(options.parser_tags, gold_columns, dev_columns,
-                                                                   tagger, seed=options.seed, progress=progress)
+                                                                   tagger, seed=options.seed, progress=progress,
+                                                                   given=options.parser_tags_given)
     all_graphs = graphs_of(train_sents)
     with_arcs = [k for k, g in enumerate(all_graphs) if any(g)]
     no_deps = len(train_sents) - len(with_arcs)
@@ -197,9 +198,12 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
                       train_sentences=n, skipped_nonprojective=0, lifted_arcs=0)
     if history and "dev_elas" in history[best_epoch - 1]:
         model.meta.update(dev_elas=history[best_epoch - 1]["dev_elas"], dev_eulas=history[best_epoch - 1]["dev_eulas"])
+    pruned = pruned_share(best, options.prune, progress)  # refuses, before saving, a model pruned empty
+    if pruned is not None:
+        model.meta["pruned"] = pruned
     out = save(model, out_dir, force=options.force)
     return {"model_dir": out, "best_epoch": best_epoch, "history": history,
             "seconds": time.perf_counter() - t_start, "sentences": n, "skipped": 0, "lifted": 0,
             "not_derived": batch.sentences - n, "oracle": "search", "graphs": True,
             "tagger": tagger.meta if tagger is not None else None, "dev": bool(dev_sents),
-            "dev_tags_predicted": bool(dev_sents) and parser_tags != "gold"}
+            "dev_tags_predicted": bool(dev_sents) and parser_tags != "gold", "pruned": pruned}

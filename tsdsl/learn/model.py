@@ -11,9 +11,12 @@
 
 A directory is written whole into a temporary sibling and renamed into place, so an
 interrupted save leaves any earlier model intact; :func:`check_writable` refuses to replace
-an existing model unless forced, and anything else that is not an empty directory.  Loading
+an existing model unless forced, and anything else that is not an empty directory (a model
+directory holding anything a model does not write, :data:`ENTRIES`, is refused even when
+forced: replacing it would delete someone's files).  Loading
 refuses a directory written by another tsdsl version or format, whose spec or features no
-longer hash to what was trained, or whose weights are damaged or not finite.
+longer hash to what was trained, whose weights are damaged or not finite, or whose tagger
+``model.json`` records but ``tagger/`` no longer holds.
 """
 
 from __future__ import annotations
@@ -41,6 +44,12 @@ from .. import ir
 FORMAT = 2
 META = "model.json"
 WEIGHTS = "weights.npz"
+TAGGER = "tagger"
+ENTRIES = frozenset({META, "spec", "features.yaml", "labels.json", WEIGHTS, TAGGER,
+                     "rows.npy", "weights.npy"})
+"""What a model directory holds (see the module docstring; ``rows.npy`` and ``weights.npy``:
+format 1): ``--force`` replaces a directory holding nothing else."""
+FOREIGN_SHOWN = 3
 
 
 class ModelError(UsageError):
@@ -70,6 +79,7 @@ class Model:
     # the training treebank had ``root_label`` on every arc from the root and on no other (as
     # UD's ``root``): parsing keeps it so (Parser, Learner.set_root_label)
     root_label_strict: bool = False
+    path: Optional[Path] = None         # the directory :func:`load` read it from (errors name it)
 
     def _sparse_source(self) -> Optional[wt.StoredWeights]:
         return self.stored if self.stored is not None else self.read_weights
@@ -117,6 +127,12 @@ def check_writable(out_dir: str | Path, force: bool = False) -> None:
         if not force:
             raise UsageError(f"{out}: already holds a model; refusing to overwrite it "
                              "(--force replaces it, or choose another --out)")
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in ENTRIES)
+        if foreign:
+            shown = ", ".join(foreign[:FOREIGN_SHOWN]) + (f" and {len(foreign) - FOREIGN_SHOWN} more"
+                                                          if len(foreign) > FOREIGN_SHOWN else "")
+            raise UsageError(f"{out}: holds a model and files a model does not write ({shown}); refusing to "
+                             "replace it, which would delete them (move them away, or choose another --out)")
         check_parents(out)
         return
     if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
@@ -146,7 +162,7 @@ def _write_contents(model: Model, d: Path) -> None:
                                                "root_label_strict": model.root_label_strict},
                                               ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     if model.tagger is not None:
-        model.tagger.save(d / "tagger")
+        model.tagger.save(d / TAGGER)
     stored = stored_weights(model)
     wt.write(d / WEIGHTS, stored)
     meta = dict(model.meta)
@@ -219,6 +235,8 @@ def load(model_dir: str | Path) -> Model:
     """Read and check a model directory (see the module docstring)."""
     d = Path(model_dir)
     if not d.is_dir():
+        if d.exists():
+            raise ModelError(f"{d}: not a directory (a model is the directory `tsdsl train --out` writes)")
         raise ModelError(f"{d}: no such model directory")
     meta = _read_json(d / META)
     if meta.get("format") not in (1, FORMAT):
@@ -268,17 +286,33 @@ def load(model_dir: str | Path) -> Model:
             rows, precision = stored.rows.astype(np.int64), stored.precision
     except wt.WeightsError as exc:
         raise ModelError(str(exc)) from None
-    tagger = None
-    if (d / "tagger").is_dir():
-        try:
-            tagger = Tagger.load(d / "tagger")
-        except TaggerError as exc:
-            raise ModelError(str(exc)) from None
+    tagger = _load_tagger(d, meta)
     return Model(system=system, spec_files=files, spec_main=main, overrides=overrides, features=features,
                  labels=labels, root_label=str(labels_doc.get("root_label") or "root"), hash_bits=bits,
                  outputs=outputs, weights=weights, meta=meta, live_rows=rows, stored=stored,
                  precision=precision, prune=float(info.get("prune") or 0.0), tagger=tagger, read_weights=stored,
-                 root_label_strict=labels_doc.get("root_label_strict") is True)
+                 root_label_strict=labels_doc.get("root_label_strict") is True, path=d)
+
+
+def _load_tagger(d: Path, meta: dict) -> Optional[Tagger]:
+    """The tagger in ``d/tagger``, or None when the model has none.  A tagger that
+    ``model.json`` records but whose directory is gone is refused: the model would otherwise
+    pass for one trained without a tagger, refusing untagged input with the advice to retrain
+    and silently parsing tagged input with a parser trained on predicted tags."""
+    where = d / TAGGER
+    recorded = meta.get("tagger")
+    if not where.is_dir():
+        if recorded:
+            columns = recorded.get("columns") if isinstance(recorded, dict) else None
+            what = f" for {', '.join(map(str, columns))}" if isinstance(columns, list) and columns else ""
+            state = "not a directory" if where.exists() or where.is_symlink() else "missing"
+            raise ModelError(f"{where}: {state} ({META} records a tagger{what}); the model is damaged: "
+                             "restore the directory or retrain the model")
+        return None
+    try:
+        return Tagger.load(where)
+    except TaggerError as exc:
+        raise ModelError(str(exc)) from None
 
 
 def _read_format1(d: Path, C: int, bits: int) -> tuple[np.ndarray, np.ndarray]:

@@ -194,7 +194,9 @@ def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = N
     kernel = compile_system(model.system, fallback=False)
     outputs = build_outputs(model.system, unit_names(kernel), model.labels)
     if model.outputs and tuple(outputs.names) != tuple(model.outputs):
-        raise ModelError("the model's outputs do not match its spec and labels")
+        where = f"{model.path}: " if model.path is not None else ""
+        raise ModelError(f"{where}the model's outputs (model.json) do not match its spec and labels "
+                         "(labels.json); the model is damaged: retrain it")
     table = model.parse_table() if weights is None and not train else None
     if table is not None:  # parsing a loaded model: from the sparse table (same parses, faster)
         return Engine(kernel, model.features, outputs, model.hash_bits, table=table)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from ..errors import UsageError
 from .lemmas import ScriptIndex, apply_script, identity_script, lemma_script, script_parts
 from .tagfeatures import FEATURES_VERSION, Layout, ambiguity_classes, token_features
 from .tokens import nfc_words
+from .weights import WeightsError, check_finite
 
 TAG_COLUMNS = ("upos", "xpos", "feats", "lemma")
 """The columns a tagger can predict, in the order they are tagged."""
@@ -283,44 +285,99 @@ class Tagger:
 
     @classmethod
     def load(cls, directory: Path) -> "Tagger":
-        """Read a tagger written by :meth:`save`; a damaged one raises :class:`TaggerError`."""
+        """Read a tagger written by :meth:`save`; a damaged one raises :class:`TaggerError`
+        naming the file: missing or unreadable files, JSON of the wrong shape (checked
+        against what :meth:`save` writes, so junk is not taken for classes or lemmas), weights
+        that do not fit the table or are not finite."""
         path = directory / "tagger.json"
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = _json(path)
+            if not isinstance(doc, dict):
+                raise TaggerError(f"{path}: expected a JSON object; the tagger is damaged")
             if doc.get("format") != FORMAT or doc.get("features") != FEATURES_VERSION:
                 raise TaggerError(f"{path}: tagger format {doc.get('format')!r} with features "
                                   f"{doc.get('features')!r}; this tsdsl reads format {FORMAT}, {FEATURES_VERSION}: "
                                   "retrain the model")
-            bits = int(doc["hash_bits"])
+            bits = doc.get("hash_bits")
+            if not isinstance(bits, int) or isinstance(bits, bool) or not 8 <= bits <= 28 \
+                    or not isinstance(doc.get("columns"), dict):
+                raise TaggerError(f"{path}: bad hash_bits or columns; the tagger is damaged")
             columns = {}
             for name, c in doc["columns"].items():
                 if name not in TAG_COLUMNS:
                     raise TaggerError(f"{path}: unknown column {name!r}")
+                classes, sets, pairs, info = _column_doc(path, name, c)
+                weights_file = directory / f"{name}.weights.npy"
                 rows = np.load(directory / f"{name}.rows.npy", allow_pickle=False)
-                vals = np.load(directory / f"{name}.weights.npy", allow_pickle=False)
-                if rows.dtype != np.int32 or vals.dtype != np.float16 or rows.shape != vals.shape or \
-                        (len(rows) and (rows.min() < 0 or rows.max() >= (1 << bits))):
+                vals = np.load(weights_file, allow_pickle=False)
+                if rows.dtype != np.int32 or vals.dtype != np.float16 or rows.ndim != 1 or rows.shape != vals.shape \
+                        or (len(rows) and (rows.min() < 0 or rows.max() >= (1 << bits))):
                     raise TaggerError(f"{directory}: {name}.rows.npy/{name}.weights.npy do not fit {bits} hash bits")
+                try:
+                    check_finite(weights_file, vals)
+                except WeightsError as exc:
+                    raise TaggerError(str(exc)) from None
                 weights = np.zeros(1 << bits, dtype=np.float32)
                 weights[rows] = vals
-                lexicon = {}
-                if name == "lemma":
-                    lexicon = json.loads((directory / "lemmas.json").read_text(encoding="utf-8"))
-                columns[name] = ColumnModel(name, list(c["classes"]), weights, dict(c.get("sets") or {}),
-                                            [(u, int(k)) for u, k in c.get("script_pairs") or []], lexicon,
-                                            dict(c.get("info") or {}))
-            ambiguity = None
-            if doc.get("ambiguity"):
-                ambiguity = json.loads((directory / "ambiguity.json").read_text(encoding="utf-8"))
-                if not isinstance(ambiguity, dict):
-                    raise TaggerError(f"{directory / 'ambiguity.json'}: expected a JSON object")
+                lexicon = _string_map(directory / "lemmas.json") if name == "lemma" else {}
+                columns[name] = ColumnModel(name, classes, weights, sets, pairs, lexicon, info)
+            ambiguity = _string_map(directory / "ambiguity.json") if doc.get("ambiguity") else None
+            meta = doc.get("meta") or {}
+            if not isinstance(meta, dict):
+                raise TaggerError(f"{path}: \"meta\" must be a JSON object; the tagger is damaged")
         except TaggerError:
             raise
         except FileNotFoundError as exc:
             raise TaggerError(f"{directory}: the tagger is incomplete ({Path(exc.filename).name} is missing)") from None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise TaggerError(f"{directory}: cannot read the tagger ({exc})") from None
-        return cls(columns, bits, dict(doc.get("meta") or {}), ambiguity)
+        return cls(columns, bits, dict(meta), ambiguity)
+
+
+def _column_doc(path: Path, name: str, c) -> tuple[list[str], dict[str, list[int]], list[tuple[str, int]], dict]:
+    """One column's entry of ``tagger.json``, checked: classes (strings), candidate sets
+    (UPOS -> class ids), the lemma column's (UPOS, script id) pairs, and its info."""
+    def bad(what: str) -> TaggerError:
+        return TaggerError(f"{path}: column {name}: {what}; the tagger is damaged")
+
+    def is_id(k) -> bool:
+        return isinstance(k, int) and not isinstance(k, bool) and 0 <= k < len(classes)
+
+    if not isinstance(c, dict):
+        raise bad("expected a JSON object")
+    classes = c.get("classes")
+    if not isinstance(classes, list) or not classes or not all(isinstance(x, str) and x for x in classes):
+        raise bad("\"classes\" must be a non-empty list of non-empty strings")
+    sets = c.get("sets") or {}
+    if not isinstance(sets, dict) or not all(isinstance(v, list) and all(map(is_id, v)) for v in sets.values()):
+        raise bad("\"sets\" must map UPOS tags to lists of class numbers")
+    pairs = c.get("script_pairs") or []
+    if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
+                                              and is_id(p[1]) for p in pairs):
+        raise bad("\"script_pairs\" must be a list of [UPOS, class number] pairs")
+    info = c.get("info") or {}
+    if not isinstance(info, dict):
+        raise bad("\"info\" must be a JSON object")
+    return list(classes), dict(sets), [(u, k) for u, k in pairs], dict(info)
+
+
+def _json(path: Path):
+    """The JSON document in ``path``; text that is not JSON is refused naming the file."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TaggerError(f"{path}: not valid JSON ({exc}); the tagger is damaged") from None
+
+
+def _string_map(path: Path) -> dict[str, str]:
+    """A JSON object of non-empty strings (``lemmas.json``: "form\\x1fUPOS" -> lemma;
+    ``ambiguity.json``: lowercase form -> UPOS tags), refused naming the file otherwise: a
+    number or list taken for a lemma would be written into the parsed file."""
+    data = _json(path)
+    if not isinstance(data, dict) or not all(isinstance(v, str) and v for v in data.values()):
+        raise TaggerError(f"{path}: expected a JSON object mapping strings to non-empty strings; "
+                          "the tagger is damaged")
+    return data
 
 
 # ---- training -------------------------------------------------------------------------
@@ -500,14 +557,21 @@ def mix_tags(gold: Sequence[dict], predicted: Sequence[dict], share: float, seed
 
 
 def parser_training_tags(kind: str, train: Sequence[dict], dev: Sequence[dict], tagger: Optional[Tagger], *,
-                         seed: int, progress: Optional[TextIO] = None) -> tuple[str, list[dict], list[dict]]:
+                         seed: int, progress: Optional[TextIO] = None,
+                         given: bool = False) -> tuple[str, list[dict], list[dict]]:
     """The tags a parser trains and picks its epoch with, for ``--parser-tags kind`` (one of
     :data:`PARSER_TAGS`): the training sentences (column dicts) with jackknifed tags for a
     :data:`MIXED_SHARE` of them (``mixed``) or all of them (``jackknife``), and the dev sentences
     tagged by the full tagger, as text will be; or both as given (``gold``, and whenever there is
     no tagger).  Shared by tree and graph training.  Returns the choice in effect (what
-    ``model.json`` records as ``parser_tags``) and the two lists."""
+    ``model.json`` records as ``parser_tags``) and the two lists.  ``given``: ``kind`` was
+    chosen explicitly, so its replacement by gold (no tagger: the training file has no tags)
+    is said on stderr, even without ``progress``."""
     if tagger is None or kind == "gold":
+        if given and kind != "gold":
+            (progress or sys.stderr).write(
+                f"warning: --parser-tags {kind} became gold: the training file has no tags (UPOS, XPOS, FEATS and "
+                "LEMMA are _ in every sentence), so no tagger was trained to predict them\n")
         return "gold", list(train), list(dev)
     predicted = jackknife(train, tagger, seed=seed, progress=progress)
     share = MIXED_SHARE if kind == "mixed" else 1.0

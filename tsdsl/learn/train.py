@@ -52,7 +52,7 @@ from .mode import training_mode
 from .repaired import QUICK_N, RepairUse, use_repair
 from ..verify.repair import VERIFY_N
 from ..verify.shared_classes import class_clash
-from .epochs import BestEpoch
+from .epochs import BestEpoch, pruned_share
 from .weights import DEFAULT_PRECISION, PRECISIONS
 from .known_tags import UPOS_VALUES, training_upos
 from .tagger import PARSER_TAGS, columns_present, parser_training_tags, train_tagger
@@ -110,6 +110,7 @@ class TrainOptions:
     repair_max_n: int = VERIFY_N          # ... verified exhaustively up to this sentence length
     tagger: bool = True                   # also train a tagger for the tag columns (tsdsl.learn.tagger)
     parser_tags: str = "mixed"            # the parser's training tags: "mixed", "jackknife" or "gold"
+    parser_tags_given: bool = False       # parser_tags was chosen (--parser-tags), not left at its default
 
     def check(self) -> None:
         if self.epochs is not None and self.epochs < 1:
@@ -130,6 +131,9 @@ class TrainOptions:
             raise UsageError(f"--nonproj must be lift or skip, not {self.nonproj!r}")
         if self.parser_tags not in PARSER_TAGS:
             raise UsageError(f"--parser-tags must be one of {', '.join(PARSER_TAGS)}, not {self.parser_tags!r}")
+        if self.parser_tags_given and not self.tagger and self.parser_tags != "gold":
+            raise UsageError(f"--no-tagger and --parser-tags {self.parser_tags} contradict each other: without a "
+                             "tagger the parser trains on the file's tags (gold); leave out one of them")
         if not 12 <= self.hash_bits <= 26:
             raise UsageError("--hash-bits must lie in 12..26")
         if self.repair_max_n < 1:
@@ -160,6 +164,7 @@ class TrainResult:
     dev: bool = False               # whether a development set scored the epochs
     dev_tags_predicted: bool = False  # the dev set was scored with the tagger's tags, not its own
     over_budget: int = 0      # of the not derived: the search gave up (--search-budget), not proved none
+    pruned: Optional[dict] = None  # with --prune: weights stored, non-zero before pruning, share kept
 
 
 def _trees(sentences: list[Sentence]):
@@ -448,7 +453,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     tagger = train_tagger(train_columns, dev_columns, seed=options.seed, progress=progress) if options.tagger \
         else None
     parser_tags, train_columns, dev_columns = parser_training_tags(options.parser_tags, train_columns, dev_columns,
-                                                                   tagger, seed=options.seed, progress=progress)
+                                                                   tagger, seed=options.seed, progress=progress,
+                                                                   given=options.parser_tags_given)
     batch = make_batch([train_columns[k] for k in keep], features.token_attrs, trees, label_ids)
 
     where = user_spec
@@ -574,10 +580,13 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         (progress or sys.stderr).write(f"warning: in the last epoch {last['stuck']} of {len(trees)} training sentences ended "
                        "without a terminal configuration (no legal transition, or the step limit): the "
                        "oracle may lead into dead ends of this system\n")
+    pruned = pruned_share(best, options.prune, progress)  # refuses, before saving, a model pruned empty
+    if pruned is not None:
+        model.meta["pruned"] = pruned
     out = save(model, out_dir, force=options.force)
     not_derived = 0 if searched is None else batch.sentences - len(searched.derived)
     return TrainResult(out, best_epoch, history, time.perf_counter() - t_start, len(trees) - not_derived, skipped,
                        lifted, not_derived, oracle, repair.note, repair.repaired,
                        tagger=tagger.meta if tagger is not None else None, dev=bool(dev_sents),
                        dev_tags_predicted=bool(dev_sents) and tagger is not None and parser_tags != "gold",
-                       over_budget=0 if searched is None else searched.over_budget)
+                       over_budget=0 if searched is None else searched.over_budget, pruned=pruned)
