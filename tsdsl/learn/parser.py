@@ -301,7 +301,8 @@ class Parser(_TagColumns):
               lemmas: Optional[Sequence[str]] = None, xpos: Optional[Sequence[str]] = None,
               feats: Optional[Sequence[str]] = None, retag: bool = False) -> ParsedSentence:
         """Parse one sentence: a list of words, or a string, tokenised by the rule of
-        :mod:`tsdsl.treebank.tokenize` (never read as a list of characters).  Tag columns
+        :mod:`tsdsl.treebank.tokenize` (never read as a list of characters; a line break in
+        it is a space, so the string is one sentence: ``parse_sentences`` takes many).  Tag columns
         not given are predicted by the model's tagger (all of them with ``retag``); a model
         without a tagger needs the columns its features read (UsageError otherwise).
         Returns (head, label) per word, with the words and tags (:class:`ParsedSentence`)."""
