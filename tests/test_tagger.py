@@ -537,3 +537,25 @@ def test_text_not_in_nfc_reads_as_nfc():
     (as_nfd,), _ = tagger.fill([dict(given, form=[unicodedata.normalize("NFD", w) for w in given["form"]])])
     assert as_nfd["upos"] == as_nfc["upos"] and as_nfd["lemma"] == as_nfc["lemma"]
     assert as_nfd["form"][2] == unicodedata.normalize("NFD", "ενέκρινε")  # the words themselves stay as given
+
+
+def test_punctuation_only_words_are_tagged_punct_when_training_always_does():
+    from tsdsl.learn.punct_rule import apply_rule, learn_rule, punctuation_only
+
+    assert punctuation_only("?!...") and punctuation_only("—“") and not punctuation_only("a.") \
+        and not punctuation_only("$") and not punctuation_only("")
+    forms, upos = [".", ",", "dog"] * 10, ["PUNCT", "PUNCT", "NOUN"] * 10
+    assert learn_rule(forms, upos, forms) == {"upos": "PUNCT", "lemma_is_form": True}
+    assert learn_rule(forms[:9], upos[:9], None) is None                        # too few words to learn from
+    assert learn_rule(forms, ["SYM" if u == "PUNCT" else u for u in upos], None) is None  # another tagset
+    rule = {"upos": "PUNCT", "lemma_is_form": True}
+    assert apply_rule(rule, "upos", ["---", "a", ";;"], ["NOUN", "NOUN", "ADJ"], [True, True, False]) == \
+        ["PUNCT", "NOUN", "ADJ"]                                                 # given values are kept
+    assert apply_rule(rule, "lemma", ["---"], [";;ς"], [True]) == ["---"]
+    assert apply_rule("junk", "upos", ["---"], ["NOUN"], [True]) == ["NOUN"]    # a damaged rule is ignored
+    train = [{"form": ["the", "dog", "barks", ",", "the", "cat", "sleeps", "."],
+              "upos": ["DET", "NOUN", "VERB", "PUNCT", "DET", "NOUN", "VERB", "PUNCT"]}] * 15
+    tagger = train_tagger(train, hash_bits=14, epochs=2)
+    assert tagger.meta["punct"] == {"upos": "PUNCT", "lemma_is_form": False}
+    (out,), _ = tagger.fill([{"form": ["the", "dog", "---", "barks", "!!!"], "upos": ["_"] * 5}])
+    assert out["upos"][2] == out["upos"][4] == "PUNCT"

@@ -39,6 +39,7 @@ import numpy as np
 from ..errors import UsageError
 from .lemmas import ScriptIndex, apply_script, identity_script, lemma_script, script_parts
 from .tagfeatures import FEATURES_VERSION, Layout, ambiguity_classes, token_features
+from .punct_rule import apply_rule, learn_rule
 from .tokens import nfc_words
 from .weights import WeightsError, check_finite
 
@@ -254,10 +255,12 @@ class Tagger:
                 cache[key] = token_features(layout, upos if key else None, self.ambiguity)
             feats = cache[key]
             pred = col.predict(layout, feats, forms, upos if col.info.get("uses_upos") else None)
+            rule = self.meta.get("punct")  # punctuation-only words: see punct_rule
             for k, (s, p) in enumerate(zip(out, predicted)):
                 if name in p:
                     a = int(layout.offsets[k])
-                    s[name] = [pred[a + i] if new else old for i, (new, old) in enumerate(zip(p[name], s[name]))]
+                    s[name] = apply_rule(rule, name, words[k], [pred[a + i] if new else old for i, (new, old)
+                                                                in enumerate(zip(p[name], s[name]))], p[name])
             if name == "upos":
                 upos = _flat(out, "upos")
                 cache.pop(True, None)
@@ -487,7 +490,8 @@ def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: 
     tagger = Tagger(columns, hash_bits, ambiguity=ambiguity)
     tagger.meta = {"best_epochs": {n: c.info["best_epoch"] for n, c in columns.items()},
                    "columns": list(columns), "train_seconds": round(time.perf_counter() - t_start, 3),
-                   "dev_accuracy": {n: c.info.get("dev_accuracy") for n, c in columns.items()}}
+                   "dev_accuracy": {n: c.info.get("dev_accuracy") for n, c in columns.items()},
+                   "punct": learn_rule(tr_forms, gold_upos, _flat(train, "lemma") if "lemma" in present else None)}
     return tagger
 
 
