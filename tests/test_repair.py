@@ -21,7 +21,7 @@ from tsdsl.errors import UsageError
 from tsdsl.lang import load_system
 from tsdsl.treebank.conllu import read_conllu
 from tsdsl.verify.repair import (RepairResult, apply_edits, can_apply, check_printed, extends_path, find_repair, first_failure,
-                                 repair_spec, single_edits, used_actions)
+                                 removed_guards, render_result, repair_spec, single_edits, used_actions)
 from tsdsl.verify.report import HAND_WRITTEN
 from tsdsl.verify.verifier import verify_system
 
@@ -239,3 +239,40 @@ def test_training_warns_about_a_spec_that_can_loop(tmp_path, monkeypatch):
     assert f"warning: {spec}: can loop: termination fails at n = 1" in use.note, use.note
     assert "unsound" not in use.note
     assert use_repair(load_system(SYSTEMS / "arc-eager.ts")).note == ""
+
+
+# A stack parser with arcs of degree 1 and 2 whose global flag lets the root take one
+# dependent (the trial's attardi2-rr.ts): the root takes it too early and dead-ends.
+ATTARDI_RR = """system attardi2_rr "Attardi degree-2, single root"
+  root     left
+  lists    σ, β
+  flag     rooted = false
+  initial  ([root], [1..n])
+  terminal ([r], []) if is_root(r)
+  SHIFT       : (σ, b|β)       => (σ|b, β)
+  LEFT-ARC    : (σ|t|s, β)     => (σ|s, β)      arc s -> t
+  RIGHT-ARC   : (σ|t|s, β)     => (σ|t, β)      arc t -> s  if not (is_root(t) and rooted)  then rooted := rooted or is_root(t)
+  LEFT-ARC-2  : (σ|u|t|s, β)   => (σ|t|s, β)    arc s -> u
+  RIGHT-ARC-2 : (σ|u|t|s, β)   => (σ|u|t, β)    arc u -> s  if not (is_root(u) and rooted)  then rooted := rooted or is_root(u)
+"""
+
+
+def test_a_candidate_that_makes_the_guard_always_true_is_set_aside(tmp_path, hj):
+    """`or not has_head(t)` passes every check, but the root never has a head, so the guard
+    becomes true wherever RIGHT-ARC matches: that removes the single-root constraint instead of
+    repairing it.  It and its kind are set aside and named; the repair chosen keeps a guard."""
+    path = tmp_path / "attardi2-rr.ts"
+    path.write_text(ATTARDI_RR, encoding="utf-8")
+    system = load_system(path)
+    vacuous = next(e for e in single_edits(system)
+                   if e.action == "RIGHT-ARC" and e.kind == "or" and e.literal == ir.Not(ir.HasHead("t")))
+    assert first_failure(apply_edits(system, (vacuous,)), 4, usable=frozenset(used_actions(system, 4))) is None
+    assert "removing the guard" in removed_guards(system, apply_edits(system, (vacuous,)), (vacuous,), 4)
+    result = find_repair(system, **SMALL)
+    assert (vacuous,) in [c for c, _ in result.set_aside]
+    assert result.status == "repaired" and result.edits != (vacuous,)
+    assert not removed_guards(system, result.repaired, result.edits, 5)
+    text = render_result(result)
+    assert "set aside (removes a guard): RIGHT-ARC: add `or not has_head(t)` to the guard" in text
+    # an ordinary repair removes no guard
+    assert not hj.set_aside and not removed_guards(hj.system, hj.repaired, hj.edits, 4)

@@ -128,6 +128,8 @@ ROWS = [
     # ---- flags (TS207) -------------------------------------------------------------------
     Row("flag/undeclared-global-in-guard", RW + "A : (σ|s, β) => (σ, β) if done\n", "TS207", "bad.ts:7:27",
         r"^undeclared flag 'done' \(declare it with `flag done`\)$"),
+    Row("flag/undeclared-near-miss", RW + "flag done\nA : (σ|s, β) => (σ, β) if dne\n", "TS207", "bad.ts:8:27",
+        r"^undeclared flag 'dne' \(did you mean `done`\?\) \(declare it with `flag dne`\)$"),
     Row("flag/undeclared-token-in-guard", RW + "A : (σ|s, β) => (σ, β) if not seen[s]\n", "TS207", "bad.ts:7:31",
         r"^undeclared flag 'seen' \(declare it with `flag seen\[token\]`\)$"),
     Row("flag/undeclared-global-in-then", RW + "A : (σ|s, β) => (σ, β) then done := true\n", "TS207",
@@ -281,20 +283,36 @@ ROWS = [
     Row("extends/error-in-parent", {"base.ts": CP + "L = ← {Q: 1}\n", "bad.ts": "system x\nextends \"base\"\n"},
         "TS205", "base.ts:5:8", r"^unknown control parameter 'Q'"),
     Row("drop/unknown-transition", CP + "drop REDUCE\n", "TS217", "bad.ts:5:1",
-        r"^cannot drop 'REDUCE': no such transition or oracle$"),
+        r"^cannot drop 'REDUCE': no such transition or oracle; the transitions and oracles are SHIFT$"),
+    Row("drop/near-miss", {"base.ts": CP + "LEFT-ARC = ← {P: right}\n", "bad.ts": "system x\nextends \"base.ts\"\n"
+                           "drop LEFT-ARK\n"}, "TS217", "bad.ts:3:1",
+        r"^cannot drop 'LEFT-ARK': no such transition or oracle \(did you mean `LEFT-ARC`\?\)$"),
     Row("drop/unknown-in-child", {"base.ts": CP, "bad.ts": "system x\nextends \"base.ts\"\ndrop LEFT\n"},
-        "TS217", "bad.ts:3:1", r"^cannot drop 'LEFT': no such transition or oracle$"),
+        "TS217", "bad.ts:3:1", r"^cannot drop 'LEFT': no such transition or oracle; the transitions and oracles are "
+        r"SHIFT$"),
     # ---- oracle blocks -------------------------------------------------------------------------------
     Row("oracle/rule-before-oracle-line", CP + "reachable h -> d if h in O\n", "TS230", "bad.ts:5:1",
         r"^oracle rules must follow an `oracle NAME` line$"),
     Row("oracle/gold-head-in-guard", RW + "A : (σ|s, β) => (σ, β) if gold_head(s) == 0\n", "TS231", "bad.ts:7:27",
         r"^gold_head is only known to oracle rules$"),
     Row("oracle/unknown-loss-term", CP + "oracle o\nreachable h -> d if h in O\nloss = cyclez\n", "TS232",
-        "bad.ts:7:1", r"^unknown loss term 'cyclez'; known: unreachable, cycles, problematic_cycles$"),
+        "bad.ts:7:8", r"^unknown loss term 'cyclez' \(did you mean `cycles`\?\); known: unreachable, cycles, "
+        r"problematic_cycles$"),
+    Row("oracle/unknown-second-loss-term", CP + "oracle o\nreachable h -> d if h in O\nloss = unreachable + bogus\n",
+        "TS232", "bad.ts:7:22", r"^unknown loss term 'bogus'; known: "),
     Row("oracle/unknown-bound", CP + "oracle o\nreachable h -> d if h in O\nloss = unreachable bound middle\n",
         "TS232", "bad.ts:7:1", r"^a loss is `bound lower` or `bound upper` \(or exact\), not 'middle'$"),
     Row("oracle/penalty-unknown-action", CP + "oracle o\nreachable h -> d if h in O\npenalty SHIFTT if true\n",
-        "TS233", "bad.ts:7:1", r"^penalty for unknown action 'SHIFTT'$"),
+        "TS233", "bad.ts:7:1", r"^penalty for unknown action 'SHIFTT' \(did you mean `SHIFT`\?\); the actions are "
+        r"SHIFT$"),
+    Row("oracle/penalty-unknown-instance", CP.replace("capacity 2", "capacity 3\ndistance 2") + "LEFT-ARC = ← {P: right}\n"
+        "oracle o\nreachable h -> d if h in O\npenalty LEFT-ARC(4,1) if true\n", "TS233", "bad.ts:9:1",
+        r"^penalty for unknown action 'LEFT-ARC\(4,1\)' \(did you mean `LEFT-ARC\(3,1\)` or `LEFT-ARC\(2,1\)` or "
+        r"`LEFT-ARC`\?\); the actions are LEFT-ARC, SHIFT"),
+    Row("oracle/penalty-family-variable-not-in-every-instance",
+        CP.replace("capacity 2", "capacity 3\ndistance 2") + "LEFT-ARC = ← {P: right}\noracle o\n"
+        "reachable h -> d if h in O\npenalty LEFT-ARC if has_head(o2)\n", "TS210", "bad.ts:9:30",
+        r"^token variable 'o2' is not bound by the pattern$"),
     Row("oracle/no-reachability-rule", CP + "oracle o\nloss = unreachable\n", "TS234", "bad.ts:5:1",
         r"^oracle 'o' needs a `reachable h -> d if \.\.\.` or `unreachable h -> d if \.\.\.` rule$"),
     # ---- overrides (--set) reaching the spec ------------------------------------------------------------
@@ -477,6 +495,21 @@ def test_error_in_file_without_line_has_no_source_excerpt(tmp_path: Path):
     with pytest.raises(SpecSyntaxError) as info:
         load_system(tmp_path / "missing.ts")
     assert str(info.value) == f"{tmp_path}/missing.ts:0:0: error[TS001]: no such spec file"
+
+
+def test_a_leading_byte_order_mark_is_not_part_of_the_spec(tmp_path: Path):
+    """Windows editors save UTF-8 with a BOM: the spec loads, and an error on line 1 keeps
+    its column and source line (the BOM is not counted)."""
+    path = tmp_path / "bom.ts"
+    path.write_bytes(b"\xef\xbb\xbf" + CP.encode("utf-8"))
+    assert load_system(path).name == "cp"
+    path.write_bytes(b"\xef\xbb\xbfsystem x y z\n")
+    with pytest.raises(SpecSyntaxError) as info:
+        load_system(path)
+    lines = str(info.value).splitlines()
+    assert lines[0] == f"{path}:1:10: error[TS100]: unexpected 'y'"
+    assert lines[1:3] == ["    system x y z", "    " + " " * 9 + "^"]
+    assert load_system_text("\ufeff" + CP, "bad.ts").name == "cp"
 
 
 def test_not_utf8_shows_the_line_with_a_replacement_character(tmp_path: Path):

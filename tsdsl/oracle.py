@@ -165,12 +165,14 @@ class FastOracle:
 
     # ---- costs ---------------------------------------------------------------------
     def penalty(self, c: Config, action: str) -> int:
+        """How many penalty rules mark ``action`` (an instance name) as not optimal in ``c``;
+        a rule written for a family name covers every instance."""
         total = 0
+        entry = self.it._table(c)[1].get(action)
         for name, pred in self.penalties:
-            if name != action:
+            if entry is None or not ir.penalty_applies(name, entry[0]):
                 continue
-            entry = self.it._table(c)[1].get(name)
-            for cc in entry[1] if entry else ():
+            for cc in entry[1]:
                 env = cc.bind(c)
                 if env is not None:
                     env["$gold"] = self.gold

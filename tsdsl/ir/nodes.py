@@ -446,8 +446,14 @@ class Oracle:
     title: str
     reach: Optional[tuple[bool, str, str, Pred]]
     losses: tuple[LossExpr, ...]
-    penalties: tuple[tuple[str, Pred], ...]
+    penalties: tuple[tuple[str, Pred], ...]  # (action, instance or family name as written; guard)
     origin: Span
+
+
+def penalty_applies(name: str, action: Action) -> bool:
+    """Whether a penalty written for ``name`` covers ``action``: its own name (an instance is
+    named as `show` names it, ``LEFT-ARC(2,1)``) or its family's (every instance)."""
+    return name == action.name or (bool(action.family) and name == action.family)
 
 
 LOSS_TERMS = ("unreachable", "cycles", "problematic_cycles")

@@ -37,7 +37,7 @@ class ActionEmitter:
             if self.classes is not None:
                 self._case_delta(u, c_ix, case)
             for o_ix, oracle in enumerate(reach_oracles):
-                preds = [p for name, p in oracle.penalties if name == action.name]
+                preds = [p for name, p in oracle.penalties if ir.penalty_applies(name, action)]
                 if preds:
                     self._case_penalty(o_ix, u, c_ix, case, preds)
             op = next((o for o in case.arcs if o.labeled), None)

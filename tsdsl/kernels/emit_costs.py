@@ -130,18 +130,18 @@ class CostEmitter(GeneralDelta):
         args = "i0, i1"
         for ol, (oracle, loss) in enumerate(self.losses):
             o_ix = reach_oracles.index(oracle)
-            penalised = {name for name, _ in oracle.penalties}
             inc = self._is_incremental(ol)
             for u, (action, _) in enumerate(self.units):
+                penalised = any(ir.penalty_applies(name, action) for name, _ in oracle.penalties)
                 self.emit(f"cdef inline int cost_{ol}_{u}(St* s, St* tmp, int base, int i0, int i1) noexcept nogil:")
                 self.emit("cdef int c", 1)
                 for c_ix in range(len(action.cases)):
                     self.emit(f"if valid_{u}_{c_ix}(s, {args}):", 1)
-                    self._case_cost(ol, o_ix, u, c_ix, action.name in penalised, args, 2)
+                    self._case_cost(ol, o_ix, u, c_ix, penalised, args, 2)
                     self.emit("return c", 2)
                 self.emit("return ILLEGAL", 1)
                 self.emit()
-            self._oracle_step(ol, o_ix, penalised)
+            self._oracle_step(ol, o_ix, oracle.penalties)
             self.emit(f"cdef inline void all_costs_{ol}(St* s, St* tmp, int* out) noexcept nogil:")
             self.emit(f"cdef int base = {'0' if inc else f'loss_{ol}(s)'}", 1)
             if self.sys.unbounded:
@@ -199,7 +199,7 @@ class CostEmitter(GeneralDelta):
             self.emit(f"if c < 1 and pen_{o_ix}_{u}_{c_ix}(s, {args}):", indent)
             self.emit("c = 1", indent + 1)
 
-    def _oracle_step(self, ol: int, o_ix: int, penalised: set) -> None:
+    def _oracle_step(self, ol: int, o_ix: int, penalties: tuple) -> None:
         """``oracle_step_ol``: one step of the oracle pass, fused.
 
         The pass takes the first legal action of zero cost in the system's order, so the
@@ -226,7 +226,8 @@ class CostEmitter(GeneralDelta):
         for u, (action, _) in enumerate(self.units):
             for c_ix in range(len(action.cases)):
                 self.emit(f"{'if' if c_ix == 0 else 'elif'} valid_{u}_{c_ix}(s, 0, 0):", 1)
-                self._case_cost(ol, o_ix, u, c_ix, action.name in penalised, "0, 0", 2, zero_test=True)
+                penalised = any(ir.penalty_applies(name, action) for name, _ in penalties)
+                self._case_cost(ol, o_ix, u, c_ix, penalised, "0, 0", 2, zero_test=True)
                 self.emit("if c == 0:", 2)
                 self.emit(f"apply_{u}_{c_ix}(s, -1, 0, 0)", 3)
                 self.emit(f"return {u}", 3)

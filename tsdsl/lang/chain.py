@@ -10,6 +10,7 @@ from typing import Optional
 from ..errors import DiagnosticSink, Span
 from . import codes
 from . import syntax as S
+from .hints import close_names
 from .parse import parse_file
 
 
@@ -187,5 +188,8 @@ def merge(chain: list[S.Spec], sink: DiagnosticSink) -> Merged:
                 elif st.name in m.oracles:
                     del m.oracles[st.name]
                 else:
-                    sink.error(codes.DROP, f"cannot drop {st.name!r}: no such transition or oracle", st.span)
+                    names = [*m.transitions, *m.oracles]
+                    near = close_names(st.name, names, n=3) or (
+                        f"; the transitions and oracles are {', '.join(names)}" if names else "")
+                    sink.error(codes.DROP, f"cannot drop {st.name!r}: no such transition or oracle{near}", st.span)
     return m

@@ -11,6 +11,7 @@ from ..errors import DiagnosticSink, Span, UsageError
 from . import codes
 from . import syntax as S
 from .chain import Merged
+from .hints import close_names
 from .style import spec_style
 
 
@@ -90,7 +91,8 @@ class Context:
             self.err(codes.FLAG, f"{name!r} is a per-token flag; write {name}[x]", span)
         else:
             decl = f"flag {name}[token]" if indexed else f"flag {name}"
-            self.err(codes.FLAG, f"undeclared flag {name!r} (declare it with `{decl}`)", span)
+            near = close_names(name, self.token_flags if indexed else self.global_flags)
+            self.err(codes.FLAG, f"undeclared flag {name!r}{near} (declare it with `{decl}`)", span)
 
     def list_arg(self, call: S.GCall) -> str:
         """The list named by a one-argument function call (``len(σ)``), checked."""

@@ -3,13 +3,12 @@ implicit preconditions of an arc."""
 
 from __future__ import annotations
 
-import difflib
-
 from .. import ir
 from ..errors import Span
 from . import codes
 from . import syntax as S
 from .context import Context
+from .hints import close_names
 
 
 def lower_guard(ctx: Context, g: S.Guard, bound: set[str], root: str, oracle: bool = False) -> ir.Pred:
@@ -88,8 +87,7 @@ def lower_guard(ctx: Context, g: S.Guard, bound: set[str], root: str, oracle: bo
 
 def _close(name: str, known) -> str:
     """`` (did you mean `has_head`?)`` when ``name`` is a near miss of a known function."""
-    close = difflib.get_close_matches(name, sorted(known), n=1)
-    return f" (did you mean `{close[0]}`?)" if close else ""
+    return close_names(name, known)
 
 
 _TERM_FUNCS = {"first": 1, "front": 1, "last": 1, "top": 1, "len": 1, "pos": 1, "gold_head": 1, "max": 2,

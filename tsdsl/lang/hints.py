@@ -1,7 +1,9 @@
 """Hints added to a syntax error when the failing line looks like a known slip: a near
 miss of a statement keyword (``produce projective``), or a transition continued on the
 next line (a statement ends at the end of its line).  Plain text in, text out: the parser
-(:mod:`tsdsl.lang.parse`) decides when to ask."""
+(:mod:`tsdsl.lang.parse`) decides when to ask.  :func:`close_names` is the near-miss
+suggestion every lowering error about an unknown name uses (functions, flags, loss terms,
+dropped transitions)."""
 
 from __future__ import annotations
 
@@ -69,3 +71,13 @@ def _previous_statement(lines: list[str], line: int):
         if s and not s.startswith("#"):
             return k
     return None
+
+
+def close_names(name: str, known, n: int = 1, cutoff: float = 0.6) -> str:
+    """`` (did you mean `done`?)`` when ``name`` is a near miss of one (or, with ``n`` > 1, some)
+    of ``known``; empty otherwise.  A typo is the likeliest cause of an unknown name, and the
+    closest names say which one was meant faster than a full list."""
+    close = difflib.get_close_matches(name, sorted(set(known)), n=n, cutoff=cutoff)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(f"`{c}`" for c in close) + "?)"

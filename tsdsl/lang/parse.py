@@ -109,6 +109,9 @@ def parse_spec(text: str, file: str = "<spec>") -> S.Spec:
     Raises:
         SpecSyntaxError: the text does not follow the grammar.
     """
+    # Windows editors save UTF-8 with a byte-order mark: it is not part of the spec, and it
+    # precedes line 1 column 1, so dropping it keeps every line and column right
+    text = text.removeprefix("\ufeff")
     if not text.endswith("\n"):
         text += "\n"
     try:
@@ -487,12 +490,19 @@ class _ToAST(Transformer):
     def loss_rule(self, meta, items):
         name, *rest = items
         bound = rest.pop() if rest and (rest[-1] is None or rest[-1].type == "NAME") and len(rest) % 2 == 0 else None
-        terms = tuple(str(t) for t in rest if t is not None and t.type == "NAME")
-        return S.LossRule(str(name) if name is not None else None, terms,
-                          str(bound) if bound is not None else None, self._span(meta))
+        toks = [t for t in rest if t is not None and t.type == "NAME"]
+        return S.LossRule(str(name) if name is not None else None, tuple(str(t) for t in toks),
+                          str(bound) if bound is not None else None, self._span(meta),
+                          tuple(self._tspan(t) for t in toks))
 
     def penalty_rule(self, meta, items):
-        return S.PenaltyRule(str(items[0]), items[1], self._span(meta))
+        name, index, guard = items
+        # `penalty LEFT-ARC(2,1)` names one instance of a family, as `show` names it
+        action = str(name) + (f"({','.join(map(str, index))})" if index is not None else "")
+        return S.PenaltyRule(action, guard, self._span(meta))
+
+    def penalty_index(self, meta, items):
+        return tuple(int(str(t)) for t in items)
 
     def path(self, meta, items):
         return S.GPath(S.ascii_name(str(items[0])), S.ascii_name(str(items[2])), self._span(meta))

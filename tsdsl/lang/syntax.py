@@ -337,10 +337,14 @@ class LossRule:
     terms: tuple[str, ...]
     bound: Optional[str]
     span: Span
+    term_spans: tuple[Span, ...] = ()  # one per term, for errors that point at the term
 
 
 @dataclass(frozen=True)
 class PenaltyRule:
+    """``penalty ACTION if GUARD``; ``action`` is a plain name (an action, or a whole family)
+    or one instance as `show` names it (``LEFT-ARC(2,1)``)."""
+
     action: str
     guard: Guard
     span: Span

@@ -27,7 +27,7 @@ from ..verify.repair import (VERIFY_N, fragments_only, check_printed, extends_pa
 
 QUICK_N = 4
 """Sentence lengths the pre-training check explores for dead ends."""
-CACHE_VERSION = 4
+CACHE_VERSION = 5  # 5: candidates that remove a guard are set aside, never trained
 
 
 @dataclass
@@ -117,10 +117,12 @@ def _decide(system: ir.System, verify_n: int, where: Path) -> dict:
     except UsageError as exc:
         return {"status": "unrepaired", "note": f"{dead}; no repair searched ({exc}); training the spec as written"
                                                 + (f"\n{warnings}" if warnings else "")}
+    aside = (f" ({len(result.set_aside)} candidate(s) that would remove a guard, making it true wherever its "
+             "pattern matches, were set aside)" if result.set_aside else "")
     if result.status != "repaired":
         return {"status": "unrepaired",
-                "note": f"{dead}; no guard repair of at most {result.max_size} literals verifies to n = {verify_n}; "
-                        "training the spec as written" + (f"\n{warnings}" if warnings else "")}
+                "note": f"{dead}; no guard repair of at most {result.max_size} literals verifies to n = {verify_n}"
+                        f"{aside}; training the spec as written" + (f"\n{warnings}" if warnings else "")}
     where.mkdir(parents=True, exist_ok=True)  # the relative `extends` resolves through it
     text = repair_spec(result, extends_path(name, str(where)))
     check_printed(result, text, str(where / _spec_name(system)))

@@ -35,6 +35,13 @@ every action usable: an action that applies somewhere in the original (at the sc
 lengths) must still apply somewhere, so that disabling an action outright never passes for
 a guard repair.
 
+**Not removing a guard.**  Likewise a candidate must not make an edited guard *valid*: if,
+in every configuration explored up to ``screen_n`` where the case's pattern (and implicit
+guard) matches, the edited guard holds while the original one fails somewhere there, the
+edit deletes the user's constraint rather than repairing it (``not (is_root(t) and rooted)
+or not has_head(t)`` is always true, as the root never has a head).  Such candidates are
+set aside (:attr:`RepairResult.set_aside`), never chosen, and named in the report.
+
 **Checking.**  Every candidate is screened cheaply: sentence lengths 1, 2, ... up to
 ``screen_n`` are explored exhaustively and the candidate is dropped at its first failure
 (a dead end, a cycle, an output outside the ``produces`` class, a tree of the ``covers``
@@ -56,7 +63,7 @@ from typing import Callable, Optional
 
 from .. import ir
 from ..errors import UsageError
-from ..interp import Interpreter
+from ..interp import Interpreter, _Compiled
 from ..ir.walk import pred_text
 from ..lang import load_system_text, parse_file
 from ..lang.static import never_applies
@@ -291,6 +298,49 @@ def first_failure(system: ir.System, max_n: int, *, limit: int = SCREEN_LIMIT, s
     return None
 
 
+def removed_guards(system: ir.System, cand: ir.System, edits: tuple[Edit, ...], max_n: int, *,
+                   limit: int = SCREEN_LIMIT) -> str:
+    """Which edited guards ``edits`` make valid, described (``""`` when none): the edited guard
+    of a case holds in every configuration of 1..max_n words reachable in ``cand`` where the
+    case's pattern and implicit guard match, and the original guard fails in one of them.
+    Such an edit removes the user's constraint instead of repairing it."""
+    it = Interpreter(cand)
+    touched = sorted({(e.action, e.case) for e in edits})
+    originals = {(a.name, k): c for a in system.actions for k, c in enumerate(a.cases)}
+    checks = {}
+    for a in cand.actions:
+        for k, c in enumerate(a.cases):
+            if (a.name, k) in touched:
+                checks[(a.name, k)] = (_Compiled(c.match, it._pred(c.implicit), it.list_index, c),
+                                       it._pred(c.guard), it._pred(originals[(a.name, k)].guard))
+    valid = {key: True for key in checks}
+    narrowed = {key: False for key in checks}  # the original guard fails somewhere it matches
+    for n in range(1, max_n + 1):
+        try:
+            g = explore(it, n, limit=limit)
+        except SpaceTooLarge:
+            break
+        for node in range(g.size):
+            c = g.configs[node]
+            for key, (matcher, new, old) in checks.items():
+                if not valid[key]:
+                    continue
+                env = matcher.bind(c)
+                if env is None:
+                    continue
+                if not new(c, env):
+                    valid[key] = False
+                elif not old(c, env):
+                    narrowed[key] = True
+    cases = {a.name: len(a.cases) for a in system.actions}
+    gone = [name + (f" (case {k + 1})" if cases[name] > 1 else "") for (name, k) in touched
+            if valid[(name, k)] and narrowed[(name, k)]]
+    if not gone:
+        return ""
+    return (f"the guard of {', '.join(gone)} would hold wherever {'its' if len(gone) == 1 else 'their'} pattern "
+            f"matches at n <= {max_n}: that would be removing the guard, not repairing it")
+
+
 # ---- the search -------------------------------------------------------------------------
 
 
@@ -311,6 +361,7 @@ class RepairResult:
     screened: int = 0                      # candidates screened
     survivors: list[tuple[Edit, ...]] = field(default_factory=list)   # of the repair's size
     rejected: list[tuple[tuple[Edit, ...], str]] = field(default_factory=list)  # survived, failed at max_n
+    set_aside: list[tuple[tuple[Edit, ...], str]] = field(default_factory=list)  # passed, but remove a guard
     seconds: float = 0.0
 
     def describe_edits(self, edits: Optional[tuple[Edit, ...]] = None) -> list[str]:
@@ -365,7 +416,11 @@ def find_repair(system: ir.System, *, max_n: int = VERIFY_N, screen_n: int = SCR
             seen.add(key)
             result.screened += 1
             if first_failure(cand, screen_n, usable=usable) is None:
-                survivors.append((combo, cand))
+                removed = removed_guards(system, cand, combo, screen_n)
+                if removed:
+                    result.set_aside.append((combo, removed))  # named in the report
+                else:
+                    survivors.append((combo, cand))
         say(f"size {size}: {result.screened} candidates screened so far, {len(survivors)} pass at n <= {screen_n}")
         for combo, cand in survivors:
             verdict = verify_system(cand, max_n=max_n, examples=0)
@@ -504,10 +559,15 @@ def render_result(result: RepairResult) -> str:
         return (f"{s.source_file}: nothing to repair: soundness, completeness, progress and termination hold "
                 f"exhaustively for n <= {result.max_n} ({result.seconds:.1f} s)")
     head = f"{s.source_file}: {result.original.describe() if result.original else ''}"
+    aside = [f"  set aside (removes a guard): {'; '.join(result.describe_edits(c))}" for c, _ in result.set_aside]
+    if aside:
+        aside.insert(0, f"  {len(result.set_aside)} candidate(s) passed the screen but make an edited guard true "
+                        f"wherever its pattern matches at n <= {result.screen_n}: that would be removing the guard, "
+                        "not repairing it")
     if result.status == "not-found":
-        return (head + f"; no repair of at most {result.max_size} literal(s) found: {result.screened} candidates "
-                f"screened at n <= {result.screen_n}, {len(result.rejected)} verified and rejected at n <= "
-                f"{result.max_n} ({result.seconds:.1f} s)")
+        return "\n".join([head + f"; no repair of at most {result.max_size} literal(s) found: {result.screened} "
+                          f"candidates screened at n <= {result.screen_n}, {len(result.rejected)} verified and "
+                          f"rejected at n <= {result.max_n} ({result.seconds:.1f} s)"] + aside)
     lines = [head + f"; repaired by {len(result.edits)} literal(s), verified exhaustively for n <= {result.max_n}:"]
     lines += [f"  {d}" for d in result.describe_edits()]
     others = [c for c in result.survivors if c != result.edits]
@@ -518,4 +578,4 @@ def render_result(result: RepairResult) -> str:
     for c in others:
         if c not in [r for r, _ in result.rejected]:
             lines.append("  also passed the screen (not verified): " + "; ".join(result.describe_edits(c)))
-    return "\n".join(lines)
+    return "\n".join(lines + aside)
