@@ -70,6 +70,12 @@ def output_path(ap: argparse.ArgumentParser, args: argparse.Namespace, docs_file
 
 
 def produced_by(script: str, args: argparse.Namespace, *extra: str) -> str:
-    """``python bench/learn.py --write-docs``: the command that regenerates the published file,
-    for the "Produced by" line of a generated table (``extra``: options that belong in it)."""
-    return " ".join(["python", f"bench/{script}", *extra, *(["--write-docs"] if args.write_docs else [])])
+    """``python bench/learn.py --write-docs``: the command that regenerates the file, for the
+    "Produced by" line of a generated table (``extra``: options that belong in it); a table
+    written with ``--out FILE`` names FILE (relative to the repository when inside it)."""
+    where = ["--write-docs"] if args.write_docs else []
+    out = getattr(args, "out", None)
+    if not where and out is not None:
+        path = Path(out).resolve()
+        where = ["--out", str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else out)]
+    return " ".join(["python", f"bench/{script}", *extra, *where])
