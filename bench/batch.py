@@ -52,7 +52,9 @@ DATA = SHARED / "data" / "ud" / "en_gum" / "train.conllu"
 SPACY_PYTHON = Path("/work/venvs/spacy/bin/python")
 SPACY_HOWTO = "python -m venv /work/venvs/spacy && /work/venvs/spacy/bin/pip install spacy"
 
-sys.path.insert(0, str(ROOT))  # measure this checkout
+sys.path.insert(0, str(ROOT))  # measure this checkout (its code, not an installed tsdsl)
+
+from benchargs import Given, no_data  # noqa: E402  (bench/, the script's directory)
 
 from tsdsl.kernels.compiled import ILLEGAL  # noqa: E402
 from tsdsl.treebank.conllu import read_conllu  # noqa: E402
@@ -209,18 +211,23 @@ def table(rows: list[Row]) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=Path, default=DATA)
-    ap.add_argument("--spec", default=str(ROOT / "systems" / "arc-eager.ts"))
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--batch", type=int, nargs="+", default=[64, 256])
-    ap.add_argument("--limit", type=int, default=None, help="only the first N sentences (spaCy reads the whole file)")
-    ap.add_argument("--spacy-python", type=Path, default=SPACY_PYTHON)
-    ap.add_argument("--no-spacy", action="store_true")
-    ap.add_argument("--json", type=Path)
+    ap.add_argument("--data", type=Path, default=DATA, action=Given, metavar="FILE.conllu",
+                    help="the treebank whose projective sentences are followed (default: %(default)s)")
+    ap.add_argument("--spec", default=str(ROOT / "systems" / "arc-eager.ts"),
+                    help="the spec measured, with a dynamic oracle (default: %(default)s)")
+    ap.add_argument("--runs", type=int, default=3, help="runs per measurement; the median is reported "
+                                                         "(default: %(default)s)")
+    ap.add_argument("--batch", type=int, nargs="+", default=[64, 256], metavar="B",
+                    help="batch sizes of the batch API rows (default: 64 256)")
+    ap.add_argument("--limit", type=int, default=None,
+                    help="only the first N sentences, and no spaCy row (default: the whole file)")
+    ap.add_argument("--spacy-python", type=Path, default=SPACY_PYTHON,
+                    help="python of a virtualenv with spaCy (default: %(default)s)")
+    ap.add_argument("--no-spacy", action="store_true", help="leave out the spaCy row (default: off)")
+    ap.add_argument("--json", type=Path, help="also write the rows to this file (default: none)")
     args = ap.parse_args(argv)
-    if not args.data.exists():
-        print(f"skipped: no treebank at {args.data} (the shared data sits beside the repository)")
-        return 0
+    if not args.data.is_file():
+        return no_data(args, ["data"], f"no treebank at {args.data} (the shared data sits beside the repository)")
     try:
         from tsdsl.kernels import compile_system
 

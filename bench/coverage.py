@@ -9,7 +9,8 @@ A spec is a name in systems/ or a path, optionally with settings after a colon
 from the spec / by search) and undecided within the default budget, with the seconds of
 ``coverage`` (kernel build excluded, printed apart).  The target is 0 undecided everywhere.
 The non-projective arcs reached are not counted (reach budget 0): the decision alone is
-timed.  Data missing: a message, nothing measured.
+timed.  The default data missing: a message, nothing measured (exit 0); a ``--data`` or a
+treebank of ``--treebanks`` that is not there: an error (exit 2).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import multiprocessing as mp
 import sys
 import time
 from pathlib import Path
+
+from benchargs import Given, given, no_data
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = next((p / "shared" / "data" / "ud" for p in (ROOT.parent, ROOT.parent.parent)
@@ -57,16 +60,19 @@ def _one(spec: str, path: str, q) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--specs", nargs="*", help="specs (default: every shipped spec, then " + ", ".join(SETTINGS) + ")")
-    ap.add_argument("--treebanks", nargs="*", default=["en_lines", "el_gdt", "en_gum"])
-    ap.add_argument("--data", type=Path, default=DATA, help="directory of <treebank>/dev.conllu")
-    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per item (default 900)")
-    ap.add_argument("--json", type=Path)
+    ap.add_argument("--treebanks", nargs="*", default=["en_lines", "el_gdt", "en_gum"], action=Given,
+                    help="treebanks under --data (default: en_lines el_gdt en_gum)")
+    ap.add_argument("--data", type=Path, default=DATA, action=Given, metavar="DIR",
+                    help="directory of <treebank>/dev.conllu (default: %(default)s)")
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per item (default: %(default)s)")
+    ap.add_argument("--json", type=Path, help="also write the rows to this file (default: none)")
     args = ap.parse_args(argv)
     files = [args.data / t / "dev.conllu" for t in args.treebanks]
+    absent = [f for f in files if not f.is_file()]
+    if absent and (len(absent) == len(files) or given(args, "data", "treebanks")):
+        return no_data(args, ["data", "treebanks"], f"no dev.conllu of "
+                       f"{', '.join(f.parent.name for f in absent)} under {args.data}: nothing measured")
     files = [f for f in files if f.is_file()]
-    if not files:
-        print(f"coverage: no dev.conllu of {', '.join(args.treebanks)} under {args.data}: nothing measured")
-        return 0
     specs = args.specs or [p.stem for p in sorted((ROOT / "systems").glob("*.ts"))] + SETTINGS
     rows = []
     for f in files:

@@ -7,13 +7,16 @@ dev ELAS picks the best epoch; ``--epochs`` caps it), then the saved model parse
 (timed: the whole ``parse_sentences`` call) and ``tsdsl.treebank.enhanced.score_graphs``
 scores them: ELAS and EULAS as the IWPT 2021 script computes them, with the files' gold tags
 and with the tags the model's tagger predicts (LEMMA, UPOS, XPOS and FEATS emptied on input,
-as text comes).  Writes ``docs/results-dag.md`` (and ``--json``).
+as text comes).  Prints the table; ``--out FILE`` writes it to FILE, ``--write-docs`` to
+``docs/results-dag.md`` (and ``--json`` the figures).
 
 bench/learn.py's table is about trees (LAS, the tree targets), so the DAG system has its own.
 
-Skips with a message when the treebank is absent.
+Skips with a message (exit 0) when the default treebank is absent; a ``--treebank`` or
+``--data`` that is not there is an error (exit 2).
 
     python bench/dag.py [--treebank en_gum] [--data DIR] [--epochs 10] [--hash-bits 20] [--workdir DIR]
+                        [--out FILE | --write-docs]
 """
 
 from __future__ import annotations
@@ -27,8 +30,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchargs import Given, add_output_options, no_data, output_path, produced_by
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "ud"
+DOCS = ROOT / "docs" / "results-dag.md"  # where --write-docs puts the table
 SPEC = "systems/dag.ts"
 PARSER_TAGS_TEXT = {"mixed": "the file's tags, 30% of the sentences with jackknifed tags",
                     "jackknife": "jackknifed tags on every sentence", "gold": "the file's tags"}
@@ -82,12 +88,12 @@ def run(tb: str, epochs: int, hash_bits: int, workdir: Path, data: Path = DATA) 
                         for h in meta["history"]]}
 
 
-def render(r: dict) -> str:
+def render(r: dict, produced: str = "python bench/dag.py --write-docs") -> str:
     def pct(x: float) -> str:
         return f"{100 * x:.2f}"
 
     lines = ["# The DAG system on enhanced dependencies", "",
-             "Produced by `python bench/dag.py` (do not edit by hand): `systems/dag.ts` (Sagae & Tsujii 2008 as "
+             f"Produced by `{produced}` (do not edit by hand): `systems/dag.ts` (Sagae & Tsujii 2008 as "
              "control parameters, root on the right) trained with `tsdsl train` defaults on the DEPS column of "
              f"{r['treebank']} (the parser trained with `--parser-tags {r['parser_tags']}`: "
              + PARSER_TAGS_TEXT.get(r["parser_tags"], "") + "; its tagger trained on the same file), "
@@ -127,25 +133,29 @@ def render(r: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--treebank", default="en_gum")
-    ap.add_argument("--data", type=Path, default=DATA, help=f"treebanks directory (default {DATA})")
-    ap.add_argument("--epochs", type=int, default=10)
-    ap.add_argument("--hash-bits", type=int, default=20)
+    ap.add_argument("--treebank", default="en_gum", action=Given,
+                    help="the treebank, with a DEPS column (default: %(default)s)")
+    ap.add_argument("--data", type=Path, default=DATA, action=Given, metavar="DIR",
+                    help="treebanks directory (default: %(default)s)")
+    ap.add_argument("--epochs", type=int, default=10, help="epochs at most (default: %(default)s)")
+    ap.add_argument("--hash-bits", type=int, default=20, help="feature hash table of 2^N rows (default: %(default)s)")
     ap.add_argument("--workdir", type=Path, help="where the model goes (default: a temporary directory)")
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results-dag.md")
-    ap.add_argument("--json", type=Path, help="also write the figures as JSON")
+    add_output_options(ap, DOCS)
+    ap.add_argument("--json", type=Path, help="also write the figures as JSON (default: none)")
     args = ap.parse_args(argv)
+    out = output_path(ap, args, DOCS)
     if not (args.data / args.treebank / "train.conllu").is_file():
-        print(f"bench/dag.py: skipped: no treebank data under {args.data / args.treebank} "
-              "(needs {train,dev,test}.conllu with a DEPS column)")
-        return 0
+        return no_data(args, ["treebank", "data"], f"no treebank data under {args.data / args.treebank} "
+                       "(needs {train,dev,test}.conllu with a DEPS column)")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tsdsl-bench-dag-"))
     row = run(args.treebank, args.epochs, args.hash_bits, workdir, args.data)
-    text = render(row)
-    args.out.write_text(text, encoding="utf-8")
+    text = render(row, produced_by("dag.py", args))
+    print(text)
+    if out is not None:
+        out.write_text(text, encoding="utf-8")
+        print(f"table written to {out}")
     if args.json:
         args.json.write_text(json.dumps(row, indent=1) + "\n", encoding="utf-8")
-    print(text)
     return 0
 
 

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchargs import Given, no_data
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("TSDSL_UD_DATA") or ROOT.parent / "shared" / "data" / "ud")
 
@@ -86,15 +88,16 @@ def measure(name: str, tb: str) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--treebank", default="en_gum")
-    ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
-    ap.add_argument("--json", type=Path)
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    ap.add_argument("--treebank", default="en_gum", action=Given,
+                    help=f"the treebank under {DATA} whose train.conllu is derived (default: %(default)s)")
+    ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS), metavar="SYSTEM",
+                    help=f"systems (default: {' '.join(SYSTEMS)})")
+    ap.add_argument("--json", type=Path, help="also write the rows to this file (default: none)")
     args = ap.parse_args(argv)
     if not (DATA / args.treebank / "train.conllu").is_file():
-        print(f"bench/derive_speed.py: skipped: no {DATA / args.treebank / 'train.conllu'} "
-              "(set TSDSL_UD_DATA to the folder of the UD treebanks)")
-        return 0
+        return no_data(args, ["treebank"], f"no {DATA / args.treebank / 'train.conllu'} "
+                       "(set TSDSL_UD_DATA to the folder of the UD treebanks)")
     rows = [measure(name, args.treebank) for name in args.systems]
     print(f"{args.treebank} train, CPU seconds (time.process_time) of one process; machine: {os.cpu_count()} cores\n")
     print("| system | trees | derive s | derived | not derivable | over budget | epoch canonical s (updates) "

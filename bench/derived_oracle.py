@@ -7,7 +7,8 @@ epoch, at most ``--epochs``), ``tsdsl parse`` of the test file and ``tsdsl eval`
 table (and ``--json``): the oracle training used (from model.json), the derived rule's verdict,
 the share of training trees the oracle reproduces, dev and test LAS, training seconds.
 
-Skips with a message when ``../shared/data/ud`` (or ``$TSDSL_UD_DATA``) is absent.
+Skips with a message when ``../shared/data/ud`` (or ``$TSDSL_UD_DATA``) is absent (exit 0); a
+``--treebank`` that is not there is an error (exit 2).
 
     python bench/derived_oracle.py [--treebank en_lines] [--epochs 15] [--systems arc-eager-cp ...]
 """
@@ -23,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchargs import Given, no_data
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("TSDSL_UD_DATA") or ROOT.parent / "shared" / "data" / "ud")
@@ -72,19 +75,22 @@ def one(spec: str, sets: tuple, run: tuple, tb: Path, epochs: int, work: Path, s
             "note": meta.get("oracle_note", "")}
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--treebank", default="en_lines")
-    ap.add_argument("--epochs", type=int, default=15)
-    ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
-    ap.add_argument("--runs", nargs="+", default=list(RUNS), choices=list(RUNS))
-    ap.add_argument("--seeds", nargs="+", type=int, default=[1], help="training seeds (default 1)")
-    ap.add_argument("--json", help="also write the rows to this file")
-    args = ap.parse_args()
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    ap.add_argument("--treebank", default="en_lines", action=Given,
+                    help=f"the treebank under {DATA} (default: %(default)s)")
+    ap.add_argument("--epochs", type=int, default=15, help="epochs at most per training (default: %(default)s)")
+    ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS),
+                    help=f"specs without an oracle block (default: {' '.join(SYSTEMS)})")
+    ap.add_argument("--runs", nargs="+", default=list(RUNS), choices=list(RUNS),
+                    help=f"how each is trained (default: {' '.join(RUNS)})")
+    ap.add_argument("--seeds", nargs="+", type=int, default=[1], help="training seeds (default: 1)")
+    ap.add_argument("--json", help="also write the rows to this file (default: none)")
+    args = ap.parse_args(argv)
     tb = DATA / args.treebank
     if not (tb / "train.conllu").is_file():
-        print(f"skipped: no treebank at {tb} (set TSDSL_UD_DATA to the folder holding {args.treebank}/)")
-        return 0
+        return no_data(args, ["treebank"], f"no treebank at {tb} (set TSDSL_UD_DATA to the folder holding "
+                       f"{args.treebank}/)")
     rows = []
     print(f"{'system':<12} {'run':<23} {'seed':>4} {'oracle':<8} {'derived':<12} {'reprod.':>7} {'epoch':>5} "
           f"{'dev LAS':>7} {'test LAS':>8} {'test UAS':>8} {'train s':>7}", flush=True)

@@ -56,14 +56,18 @@ def measure(name: str, n: int, configs: int, budget: int, seed: int) -> dict:
             "max_ms": 1000 * max(times), "median_expanded": statistics.median(expanded)}
 
 
-def main() -> None:
+def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--configs", type=int, default=40)
-    p.add_argument("--budget", type=int, default=500_000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--systems", nargs="+", default=DEFAULT)
-    p.add_argument("--lengths", nargs="+", type=int, default=[10, 15])
-    args = p.parse_args()
+    p.add_argument("--configs", type=int, default=40,
+                   help="configurations drawn per system and length (default: %(default)s)")
+    p.add_argument("--budget", type=int, default=500_000,
+                   help="configurations one search may expand before it gives up (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the draws (default: %(default)s)")
+    p.add_argument("--systems", nargs="+", default=DEFAULT, metavar="SYSTEM",
+                   help=f"spec names (default: {' '.join(DEFAULT)})")
+    p.add_argument("--lengths", nargs="+", type=int, default=[10, 15], metavar="N",
+                   help="sentence lengths (default: 10 15)")
+    args = p.parse_args(argv)
     print(f"{'system':<22} {'n':>3} {'configs':>7} {'>budget':>7} {'median ms':>10} {'p90 ms':>9} "
           f"{'max ms':>9} {'expanded':>9}")
     for name in args.systems:

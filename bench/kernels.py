@@ -60,6 +60,8 @@ SYSTEMS = ["arc-eager", "arc-hybrid", "arc-eager-unshift", "covington", "covingt
 # Measure this checkout's package even where the editable install points elsewhere.
 sys.path.insert(0, str(ROOT))
 
+from benchargs import Given, no_data  # noqa: E402  (bench/, the script's directory)
+
 from tsdsl import Interpreter, __version__, load_system  # noqa: E402
 from tsdsl.treebank.conllu import read_conllu  # noqa: E402
 from tsdsl.oracle import FastOracle  # noqa: E402
@@ -678,22 +680,29 @@ def run(*, data: Path, limit: Optional[int], runs: int, passes: int, interp_sent
 
 def main(argv: Optional[list[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data", type=Path, default=DATA, help="CoNLL-U file (default: en_gum train in ../shared)")
-    p.add_argument("--limit", type=int, help="only the first N sentences of the file")
-    p.add_argument("--runs", type=int, default=5, help="runs per measurement; the median is reported")
-    p.add_argument("--passes", type=int, default=20, help="passes per run for the compiled kernel and the C program")
-    p.add_argument("--interp-sentences", type=int, default=300, help="sentences the interpreter is timed on")
-    p.add_argument("--systems", nargs="+", default=SYSTEMS)
-    p.add_argument("--no-yardsticks", dest="yardsticks", action="store_false", help="skip the C and spaCy runs")
-    p.add_argument("--spacy-python", help=f"python of a venv with spaCy (default {SPACY_VENV}/bin/python)")
-    p.add_argument("--before", metavar="REV", help="also run the compiled pass with the code of git revision REV")
-    p.add_argument("--json", type=Path, help="also write the figures to this file")
+    p.add_argument("--data", type=Path, default=DATA, action=Given, metavar="FILE.conllu",
+                   help="CoNLL-U file (default: en_gum train in ../shared, %(default)s)")
+    p.add_argument("--limit", type=int, help="only the first N sentences of the file (default: all)")
+    p.add_argument("--runs", type=int, default=5, help="runs per measurement; the median is reported "
+                                                        "(default: %(default)s)")
+    p.add_argument("--passes", type=int, default=20, help="passes per run for the compiled kernel and the C program "
+                                                           "(default: %(default)s)")
+    p.add_argument("--interp-sentences", type=int, default=300, help="sentences the interpreter is timed on "
+                                                                      "(default: %(default)s)")
+    p.add_argument("--systems", nargs="+", default=SYSTEMS, metavar="SYSTEM",
+                   help=f"systems measured (default: {' '.join(SYSTEMS)})")
+    p.add_argument("--no-yardsticks", dest="yardsticks", action="store_false",
+                   help="skip the C and spaCy runs (default: run them)")
+    p.add_argument("--spacy-python", help=f"python of a venv with spaCy (default: {SPACY_VENV}/bin/python)")
+    p.add_argument("--before", metavar="REV", help="also run the compiled pass with the code of git revision REV "
+                                                   "(needs the checkout's .git; default: none)")
+    p.add_argument("--json", type=Path, help="also write the figures to this file (default: none)")
     p.add_argument("--write-docs", action="store_true",
-                   help=f"replace the generated section of {DOCS.relative_to(ROOT)} with this run's figures")
+                   help=f"replace the generated section of {DOCS.relative_to(ROOT)} with this run's figures "
+                        "(default: off, print them only)")
     args = p.parse_args(argv)
     if not args.data.is_file():
-        print(f"skipped: data not found: {args.data} (pass --data FILE.conllu)")
-        return 0
+        return no_data(args, ["data"], f"data not found: {args.data} (pass --data FILE.conllu)")
     with tempfile.TemporaryDirectory(prefix="tsdsl-bench-") as tmp:
         res = run(data=args.data, limit=args.limit, runs=args.runs, passes=args.passes,
                   interp_sentences=args.interp_sentences, systems=args.systems, yardsticks=args.yardsticks,

@@ -7,15 +7,18 @@ parsed (timed without the model loading: the whole ``Parser.parse_sentences`` ca
 tables and tree repair included, and separately the kernel search alone), then scored with
 ``tsdsl.treebank.evaluate`` (UAS and LAS with punctuation; LAS on universal labels as in CoNLL 2018).
 
-Results go to one table in ``docs/results.md`` (and ``--json``), with the issue's targets:
+Results go to one table, printed (``--out FILE`` writes it to FILE, ``--write-docs`` into
+``docs/results.md``; ``--json`` the rows), with the issue's targets:
 best LAS per treebank (en_lines >= 83.7, el_gdt >= 84.7, en_gum >= 84.2), greedy
 non-monotonic arc-eager (Honnibal & Johnson 2015) >= plain arc-eager on average, greedy
 parsing >= 30,000 words/s, greedy training of one model on en_gum (15 epochs) <= 5 minutes.
 
-Skips with a message when ``../shared/data/ud`` (or ``$TSDSL_UD_DATA``) is absent.
+Skips with a message (exit 0) when ``../shared/data/ud`` (or ``$TSDSL_UD_DATA``) is absent;
+treebanks named with ``--treebanks`` that are not there are an error (exit 2).
 
     python bench/learn.py [--treebanks en_lines el_gdt en_gum] [--systems arc-eager ...]
-                          [--epochs 15] [--jobs 2] [--beam-systems arc-eager] [--beam 8]
+                          [--epochs 15] [--jobs 2] [--beam-systems arc-eager] [--beam-width 8]
+                          [--out FILE | --write-docs]
 """
 
 from __future__ import annotations
@@ -31,11 +34,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from benchargs import Given, add_output_options, no_data, output_path, produced_by
 from docblocks import blocks_of
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("TSDSL_UD_DATA") or ROOT.parent / "shared" / "data" / "ud")  # a worktree: set TSDSL_UD_DATA
 TREEBANKS = ("en_lines", "el_gdt", "en_gum")
+DOCS = ROOT / "docs" / "results.md"  # where --write-docs puts the table
 TARGET_LAS = {"en_lines": 83.7, "el_gdt": 84.7, "en_gum": 84.2}
 
 # name -> (spec, overrides, training options beyond the defaults, description)
@@ -281,7 +286,7 @@ def findings(ok: list[dict]) -> list[str]:
 
 def render(rows: list[dict], args) -> str:
     lines = ["# Learning results", "",
-             "Produced by `python bench/learn.py` (do not edit by hand). Gold UPOS, FEATS and lemmas; LAS on",
+             f"Produced by `{produced_by('learn.py', args)}` (do not edit by hand). Gold UPOS, FEATS and lemmas; LAS on",
              "universal labels as in the CoNLL 2018 evaluation; punctuation counted; best epoch on dev.",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
              f"at most {args.epochs} epochs, dev patience 5; hash table 2^{args.hash_bits} rows; "
@@ -358,47 +363,48 @@ def render(rows: list[dict], args) -> str:
     lines += findings(ok)
     text = "\n".join(lines) + "\n"
     # sections other benchmarks keep in this file (bench/docblocks.py), carried over
-    kept = blocks_of(args.out)
+    kept = blocks_of(args.out) if args.out is not None else []
     return text + "".join("\n" + b for b in kept)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--treebanks", nargs="+", default=list(TREEBANKS))
-    ap.add_argument("--systems", nargs="*", default=TABLE_SYSTEMS, choices=list(SYSTEMS),
-                    help="default: every seed system of docs/results.md (not the -search and -learned variants)")
-    ap.add_argument("--epochs", type=int, default=15)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--hash-bits", type=int, default=20)
-    ap.add_argument("--beam", type=int, default=1, help="beam width (with --one)")
-    ap.add_argument("--beam-systems", nargs="*", default=[], choices=list(SYSTEMS),
-                    help="also train these with --beam-width")
-    ap.add_argument("--beam-width", type=int, default=8)
+    ap.add_argument("--treebanks", nargs="+", default=list(TREEBANKS), action=Given,
+                    help=f"treebanks under {DATA} (default: {' '.join(TREEBANKS)})")
+    ap.add_argument("--systems", nargs="*", default=TABLE_SYSTEMS, choices=list(SYSTEMS), metavar="SYSTEM",
+                    help="systems trained greedily (default: every seed system of docs/results.md, not the "
+                         "-search and -learned variants; choices: %(choices)s)")
+    ap.add_argument("--epochs", type=int, default=15, help="epochs at most per training (default: %(default)s)")
+    ap.add_argument("--jobs", type=int, default=2, help="trainings at a time (default: %(default)s)")
+    ap.add_argument("--hash-bits", type=int, default=20,
+                    help="feature hash table of 2^N rows (default: %(default)s)")
+    ap.add_argument("--beam", type=int, default=1, help=argparse.SUPPRESS)  # a child's (--one) beam width
+    ap.add_argument("--beam-systems", nargs="*", default=[], choices=list(SYSTEMS), metavar="SYSTEM",
+                    help="also train these with beam search of --beam-width (default: none)")
+    ap.add_argument("--beam-width", type=int, default=8,
+                    help="beam width of the --beam-systems trainings (default: %(default)s)")
     ap.add_argument("--workdir", type=Path, help="where models go (default: a temporary directory)")
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results.md")
-    ap.add_argument("--json", type=Path, help="also write the rows as JSON")
+    add_output_options(ap, DOCS)
+    ap.add_argument("--json", type=Path, help="also write the rows as JSON (default: none)")
     ap.add_argument("--merge", type=Path, nargs="*", default=[],
-                    help="rows of earlier runs (--json files) to put in the same table")
+                    help="rows of earlier runs (--json files) to put in the same table (default: none)")
     ap.add_argument("--remeasure-speed", action="store_true",
                     help="with --merge and --workdir: no training; measure the parse speed of the models "
-                         "already in --workdir again, one at a time, and rewrite the table")
+                         "already in --workdir again, one at a time, and rewrite the table (default: off)")
     ap.add_argument("--one", nargs=2, metavar=("TREEBANK", "SYSTEM"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one:
         print(json.dumps(run_one(args.one[0], args.one[1], args.epochs, args.beam, args.workdir, args.hash_bits)))
         return 0
+    args.out = output_path(ap, args, DOCS)
     missing = [tb for tb in args.treebanks if not (DATA / tb / "train.conllu").is_file()]
     if missing:
-        print(f"bench/learn.py: skipped: no treebank data under {DATA} for {', '.join(missing)} "
-              "(the benchmark needs ../shared/data/ud/NAME/{train,dev,test}.conllu)")
-        return 0
+        return no_data(args, ["treebanks"], f"no treebank data under {DATA} for {', '.join(missing)} "
+                       "(the benchmark needs ../shared/data/ud/NAME/{train,dev,test}.conllu, or $TSDSL_UD_DATA)")
     if args.remeasure_speed:
         rows = [json.loads(f.read_text(encoding="utf-8")) for f in args.merge]
         rows = [measure_speed(r, args.workdir) if "error" not in r else r for rs in rows for r in rs]
-        args.out.write_text(render(rows, args), encoding="utf-8")
-        if args.json:
-            args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-        print(render(rows, args))
+        finish(rows, args)
         return 0
     sys.path.insert(0, str(ROOT))
     from tsdsl.lang import load_system
@@ -420,12 +426,19 @@ def main(argv=None) -> int:
             r = f.result()
             rows.append(r)
             print(json.dumps(r), flush=True)
+    finish(rows, args)
+    return 0
+
+
+def finish(rows: list[dict], args) -> None:
+    """Print the table, and write it where ``--out``/``--write-docs`` say (and ``--json``)."""
     text = render(rows, args)
-    args.out.write_text(text, encoding="utf-8")
+    print(text)
+    if args.out is not None:
+        args.out.write_text(text, encoding="utf-8")
+        print(f"table written to {args.out}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    print(text)
-    return 0
 
 
 if __name__ == "__main__":

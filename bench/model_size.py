@@ -9,11 +9,13 @@ time, dev LAS (best epoch, from model.json) and test UAS/LAS (``tsdsl parse`` +
 with ``git archive`` into a temporary directory), as the reference the targets compare with:
 the model directory at most 20 MB, training below 1.5 GB, at most 0.1 test LAS lost.
 
-Writes a markdown table (default ``docs/results-size.md``) and, with ``--json``, the rows.
-Skips with a message when the treebank is absent.
+Prints a markdown table; ``--out FILE`` writes it to FILE, ``--write-docs`` to
+``docs/results-size.md`` and as a block of ``docs/results.md`` (``--results``); ``--json`` the
+rows.  Skips with a message (exit 0) when the default treebank is absent; a ``--data`` that is
+not there is an error (exit 2).
 
     python bench/model_size.py [--before REV] [--epochs 15] [--variants default int8 ...] [--data DIR]
-                               [--json rows.json] [--merge earlier-rows.json ...]
+                               [--json rows.json] [--merge earlier-rows.json ...] [--out FILE | --write-docs]
 """
 
 from __future__ import annotations
@@ -30,10 +32,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchargs import Given, add_output_options, no_data, output_path, produced_by
 from docblocks import blocks_of, replace_block
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "ud" / "en_gum"  # --data overrides
+DOCS = ROOT / "docs" / "results-size.md"  # where --write-docs puts the table
+RESULTS = ROOT / "docs" / "results.md"  # and its block
 MAX_MB, MAX_GB, MAX_LAS_LOST = 20.0, 1.5, 0.1
 
 # name -> (extra `tsdsl train` options, what it shows)
@@ -111,7 +116,7 @@ def render(rows: list[dict], args) -> str:
     ref = next((r for r in rows if r["variant"] == BEFORE and "error" not in r), None) \
         or next((r for r in rows if r["variant"] == "float32" and "error" not in r), None)
     lines = ["# Model size and training memory", "",
-             "Produced by `python bench/model_size.py` (do not edit by hand): `tsdsl train arc-eager` on en_gum "
+             f"Produced by `{produced_by('model_size.py', args)}` (do not edit by hand): `tsdsl train arc-eager` on en_gum "
              f"(the files' UPOS, FEATS and lemmas), at most {args.epochs} epochs, patience 5, seed 1, best epoch on "
              "dev; test LAS with the gold tags of the test file, on universal labels with punctuation, as in "
              "[results.md](results.md). The default parser trains on the files' tags with 30% of the sentences "
@@ -160,31 +165,38 @@ def render(rows: list[dict], args) -> str:
 def main(argv=None) -> int:
     global DATA
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
-    ap.add_argument("--before", metavar="REV", help="also train with the code of this git revision")
-    ap.add_argument("--epochs", type=int, default=15)
-    ap.add_argument("--data", type=Path, default=DATA, help="the en_gum directory (default: %(default)s)")
+    ap.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS),
+                    help=f"the variants trained (default: {' '.join(VARIANTS)})")
+    ap.add_argument("--before", metavar="REV", help="also train with the code of this git revision "
+                                                    "(needs the checkout's .git; default: none)")
+    ap.add_argument("--epochs", type=int, default=15, help="epochs at most per training (default: %(default)s)")
+    ap.add_argument("--data", type=Path, default=DATA, action=Given, metavar="DIR",
+                    help="the en_gum directory (default: %(default)s)")
     ap.add_argument("--workdir", type=Path, help="where models go (default: a temporary directory)")
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results-size.md")
-    ap.add_argument("--json", type=Path, help="also write the rows as JSON")
+    add_output_options(ap, DOCS)
+    ap.add_argument("--json", type=Path, help="also write the rows as JSON (default: none)")
     ap.add_argument("--merge", type=Path, nargs="*", default=[],
                     help="rows of earlier runs (--json files) to put in the same table (a variant trained "
-                         "again replaces its earlier row)")
+                         "again replaces its earlier row; default: none)")
     ap.add_argument("--render-only", action="store_true",
-                    help="train nothing: write the table of the --merge rows (with --before naming their reference)")
-    ap.add_argument("--results", type=Path, default=ROOT / "docs" / "results.md",
-                    help="the table also goes here, as a block bench/learn.py keeps")
+                    help="train nothing: the table of the --merge rows (with --before naming their reference; "
+                         "default: off)")
+    ap.add_argument("--results", type=Path,
+                    help="the table also goes here, as a block bench/learn.py keeps (default: docs/results.md "
+                         "with --write-docs, else none)")
     ap.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("cmd", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.measure:
         return measure_child(args.cmd)
+    args.out = output_path(ap, args, DOCS)
+    if args.results is None and args.write_docs:
+        args.results = RESULTS
     DATA = args.data
     missing = [f for f in ("train", "dev", "test") if not (DATA / f"{f}.conllu").is_file()]
     if missing:
-        print(f"bench/model_size.py: skipped: no en_gum treebank under {DATA} (needs "
-              "{train,dev,test}.conllu there; see --data)")
-        return 0
+        return no_data(args, ["data"], f"no en_gum treebank under {DATA} (needs "
+                       "{train,dev,test}.conllu there; see --data)")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tsdsl-bench-size-"))
     workdir.mkdir(parents=True, exist_ok=True)
     jobs = [] if args.render_only else [(name, VARIANTS[name][0], ROOT) for name in args.variants]
@@ -206,8 +218,9 @@ def main(argv=None) -> int:
                              r["variant"] == BEFORE else 99))
     text = render(rows, args)
     # sections kept by hand-run measurements (docblocks): carried over
-    kept = blocks_of(args.out)
-    args.out.write_text(text + "".join("\n" + b for b in kept), encoding="utf-8")
+    kept = blocks_of(args.out) if args.out is not None else []
+    if args.out is not None:
+        args.out.write_text(text + "".join("\n" + b for b in kept), encoding="utf-8")
     if args.results:
         body = text.split("\n", 2)[2]   # without the title
         body += "".join("\n" + "\n".join(b.splitlines()[1:-1]) + "\n" for b in kept)  # without their markers
@@ -216,6 +229,9 @@ def main(argv=None) -> int:
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     print(text)
+    for path in (args.out, args.results):
+        if path is not None:
+            print(f"table written to {path}")
     return 0
 
 

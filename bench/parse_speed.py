@@ -13,15 +13,16 @@ parsing process (``time.process_time``: one core's work, whatever else shares th
 
 With ``--before REV`` the same models are parsed again by the code of git revision REV
 (extracted with ``git archive``), side by side, and the two parses are compared: a change of
-the scoring code must not change a single head or label ("same parses").  The table goes into
-``docs/kernels.md`` (between the ``parse-speed`` markers) with the issue's target, 100,000
-words/s for the whole call, marked met or not met per system.
+the scoring code must not change a single head or label ("same parses").  The table, with the
+issue's target, 100,000 words/s for the whole call, marked met or not met per system, is
+printed; ``--write-docs`` puts it into ``docs/kernels.md`` (between the ``parse-speed``
+markers), ``--out FILE`` into FILE.
 
 Skips with a message when the treebank is absent (``../shared/data/ud/en_gum`` or
 ``$TSDSL_UD_DATA/en_gum``).
 
     nice -n 10 python bench/parse_speed.py --before REV [--systems arc-eager ...] [--epochs 2]
-                                           [--workdir DIR] [--repeats 3]
+                                           [--workdir DIR] [--repeats 3] [--out FILE | --write-docs]
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 from learn import DATA, SYSTEMS  # noqa: E402  (the systems as bench/learn.py trains them)
+from benchargs import add_output_options, output_path, produced_by  # noqa: E402
 
 TREEBANK = "en_gum"
 TARGET = 100_000
@@ -49,6 +51,7 @@ DEFAULT_SYSTEMS = ("arc-eager", "arc-hybrid", "arc-standard", "tree-constrained"
                    "attardi", "arc-standard-swap", "easy-first-k2", "easy-first-k3", "easy-first-k4",
                    "easy-first", "easy-first-nonproj-d2", "covington", "covington-nm")
 BEGIN, END = "<!-- parse-speed:begin -->", "<!-- parse-speed:end -->"
+DOCS = ROOT / "docs" / "kernels.md"  # where --write-docs puts the section
 
 
 def train_one(name: str, model_dir: Path, epochs: int) -> None:
@@ -108,7 +111,7 @@ def child(args: list[str]) -> dict:
 def render(rows: list[dict], args) -> str:
     before = bool(args.before)
     lines = [BEGIN, "",
-             f"Produced by `python bench/parse_speed.py{' --before ' + args.before if before else ''}` "
+             f"Produced by `{produced_by('parse_speed.py', args, *(['--before', args.before] if before else []))}` "
              f"(do not edit by hand). en_gum test, gold tags, greedy, one process at a time, CPU time of the parsing "
              f"process (`time.process_time`: one core's work, on a machine shared with other jobs), best of {args.repeats}; "
              f"models trained {args.epochs} epoch(s) on en_gum train (speed is the point, not accuracy). "
@@ -147,7 +150,9 @@ def render(rows: list[dict], args) -> str:
 
 
 def write_section(path: Path, text: str) -> None:
-    doc = path.read_text(encoding="utf-8")
+    """Replace the section between the markers in ``path`` (appended when absent; a new file
+    is created)."""
+    doc = path.read_text(encoding="utf-8") if path.is_file() else ""
     if BEGIN in doc and END in doc:
         doc = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: text, doc, flags=re.S)
     else:
@@ -157,16 +162,18 @@ def write_section(path: Path, text: str) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--systems", nargs="*", default=list(DEFAULT_SYSTEMS), choices=list(SYSTEMS))
-    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--systems", nargs="*", default=list(DEFAULT_SYSTEMS), choices=list(SYSTEMS), metavar="SYSTEM",
+                    help=f"systems (bench/learn.py's names; default: {' '.join(DEFAULT_SYSTEMS)})")
+    ap.add_argument("--epochs", type=int, default=2, help="training epochs per model (default: %(default)s)")
     ap.add_argument("--workdir", type=Path, help="where models go, and are reused from (default: a temporary "
                     "directory)")
-    ap.add_argument("--before", metavar="REV", help="also parse with the code of this git revision")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "kernels.md")
-    ap.add_argument("--json", type=Path, help="also write the rows as JSON (after every system)")
+    ap.add_argument("--before", metavar="REV", help="also parse with the code of this git revision (needs the "
+                                                    "checkout's .git; default: none)")
+    ap.add_argument("--repeats", type=int, default=3, help="parses per model; the best is kept (default: %(default)s)")
+    add_output_options(ap, DOCS, "the table (a section between parse-speed markers)")
+    ap.add_argument("--json", type=Path, help="also write the rows as JSON (after every system; default: none)")
     ap.add_argument("--resume", action="store_true", help="with --json: keep the rows already in it and "
-                    "measure only the other systems")
+                    "measure only the other systems (default: off)")
     ap.add_argument("--train-one", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--measure-one", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -178,6 +185,7 @@ def main(argv=None) -> int:
         print(json.dumps(measure_one(Path(args.measure_one[0]), Path(args.measure_one[1]),
                                      int(args.measure_one[2]))))
         return 0
+    args.out = output_path(ap, args, DOCS)
     if not all((DATA / TREEBANK / f"{f}.conllu").is_file() for f in ("train", "test")):
         print(f"bench/parse_speed.py: skipped: no {TREEBANK} treebank under {DATA} (needs train.conllu and "
               "test.conllu there; set TSDSL_UD_DATA)")
@@ -216,8 +224,10 @@ def main(argv=None) -> int:
             args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     rows.sort(key=lambda r: args.systems.index(r["system"]))
     text = render(rows, args)
-    write_section(args.out, text)
     print(text)
+    if args.out is not None:
+        write_section(args.out, text)
+        print(f"section written to {args.out}")
     return 0
 
 

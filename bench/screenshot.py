@@ -60,9 +60,9 @@ def screenshot(browser: str, page: Path, png: Path, width: int, height: int) -> 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default="shots", help="directory for the PNGs and the pages (default ./shots)")
-    ap.add_argument("--width", type=int, default=1200, help="window width (default 1200)")
-    ap.add_argument("--height", type=int, default=800, help="window height (default 800)")
+    ap.add_argument("--out", default="shots", help="directory for the PNGs and the pages (default: %(default)s)")
+    ap.add_argument("--width", type=int, default=1200, help="window width (default: %(default)s)")
+    ap.add_argument("--height", type=int, default=800, help="window height (default: %(default)s)")
     args = ap.parse_args(argv)
     browser = find_chromium()
     if browser is None:

@@ -14,8 +14,13 @@ universal labels as in CoNLL 2018, punctuation counted), the tagger's training t
 tagging speed, and its size on disk beside the whole model directory's.  The issue's target:
 LAS with predicted tags within a few points of LAS with gold tags.
 
+The table is printed; ``--out FILE`` writes it to FILE, ``--write-docs`` to
+``docs/results-tagging.md`` (and, with ``--udpipe``, the section beside UDPipe 1 as a block of
+``docs/results.md``).  A ``--data`` directory or a treebank of ``--treebanks`` that is not
+there is an error (exit 2); the default shared data absent, it skips with a message (exit 0).
+
     python bench/tagging.py [--treebanks en_lines el_gdt en_gum] [--system arc-eager]
-                            [--epochs 15] [--models DIR] [--out docs/results-tagging.md] [--json F]
+                            [--epochs 15] [--models DIR] [--out FILE | --write-docs] [--json F]
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchargs import Given, add_output_options, given, no_data, output_path, produced_by
 from docblocks import replace_block
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +43,8 @@ DATA = next((d for d in DATA_CANDIDATES if d.is_dir()), DATA_CANDIDATES[0])
 """The treebanks: ``shared/data/ud`` beside the repository (or beside its parent, for a
 worktree under ``wt/``); ``--data`` chooses another place."""
 TREEBANKS = ("en_lines", "el_gdt", "en_gum")
+DOCS = ROOT / "docs" / "results-tagging.md"  # where --write-docs puts the table
+RESULTS = ROOT / "docs" / "results.md"  # and the section beside UDPipe 1, as a block
 TAGS = ("lemma", "upos", "xpos", "feats")
 
 
@@ -100,7 +108,7 @@ def run_one(tb: str, system: str, epochs: int, models: Path, parser_tags: str = 
 
 def render(rows: list[dict], args) -> str:
     lines = ["# Tagging results", "",
-             "Produced by `python bench/tagging.py` (do not edit by hand). Tagger accuracy on the test set "
+             f"Produced by `{produced_by('tagging.py', args)}` (do not edit by hand). Tagger accuracy on the test set "
              "(every word; LEMMA compared as a string;",
              "AllTags: UPOS, XPOS and FEATS all right), and UAS/LAS of the same parser on the test set with "
              "the gold tag columns and with",
@@ -136,7 +144,7 @@ def beside_udpipe(rows: list[dict], peers: list[dict]) -> str:
     """The side-by-side section: tsdsl's pipeline (every parser-tags variant measured) and
     UDPipe 1's (rows of ``bench/udpipe_peer.py --json``) on each treebank."""
     lines = ["## With predicted tags, beside UDPipe 1", "",
-             "Written by `python bench/tagging.py --udpipe ...` (do not edit by hand). Each test set with its gold "
+             "Written by `python bench/tagging.py --udpipe ... --write-docs` (do not edit by hand). Each test set with its gold "
              "words and sentences, LEMMA, UPOS, XPOS and FEATS emptied on input (UDPipe: HEAD, DEPREL and DEPS too), "
              "so that each pipeline tags and then parses; every output scored by tsdsl's scorer (LAS on universal "
              "labels, punctuation counted). tsdsl: arc-eager with its tagger, trained by `tsdsl train` with "
@@ -168,9 +176,11 @@ def beside_udpipe(rows: list[dict], peers: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_out(rows: list[dict], args) -> None:
+def write_out(rows: list[dict], args, *, last: bool = True) -> None:
     """``--out`` (the full table, and the UDPipe section when ``--udpipe`` is given), and the
-    same section as a block of ``--results`` (docs/results.md)."""
+    same section as a block of ``--results`` (docs/results.md with ``--write-docs``); the
+    table is printed at the ``last`` call (the files are written after every row, so that a
+    long run leaves what it measured)."""
     text = render(rows, args)
     peers = [p for f in (args.udpipe or []) for p in json.loads(Path(f).read_text(encoding="utf-8"))]
     if peers:
@@ -178,62 +188,76 @@ def write_out(rows: list[dict], args) -> None:
         text += "\n" + section
         if args.results:
             replace_block(Path(args.results), "predicted-tags", section)
-    Path(args.out).write_text(text, encoding="utf-8")
+    if args.out is not None:
+        Path(args.out).write_text(text, encoding="utf-8")
+    if last:
+        print(text)
+        for path in (args.out, args.results if peers else None):
+            if path is not None:
+                print(f"wrote {path}")
 
 
-def rerender(paths: list[str], out: str, args) -> None:
+def rerender(paths: list[str], args) -> None:
     """Write the table from saved ``--json`` files (rows of several runs, in order)."""
     rows = [r for p in paths for r in json.loads(Path(p).read_text(encoding="utf-8"))]
-    args.out = out
     write_out(rows, args)
 
 
-def main() -> int:
+def main(argv=None) -> int:
     global DATA
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--treebanks", nargs="+", default=list(TREEBANKS))
-    ap.add_argument("--system", default="arc-eager")
-    ap.add_argument("--epochs", type=int, default=15)
+    ap.add_argument("--treebanks", nargs="+", default=list(TREEBANKS), action=Given,
+                    help=f"treebanks under --data (default: {' '.join(TREEBANKS)})")
+    ap.add_argument("--system", default="arc-eager", help="the spec trained (default: %(default)s)")
+    ap.add_argument("--epochs", type=int, default=15, help="epochs at most (default: %(default)s)")
     ap.add_argument("--parser-tags", nargs="+", default=["mixed"], choices=("mixed", "jackknife", "gold"),
-                    help="the parser's training tags; several: one model each")
+                    help="the parser's training tags; several: one model each (default: mixed)")
     ap.add_argument("--models", default=str(Path(tempfile.gettempdir()) / "tsdsl-bench-tagging"),
-                    help="where models are written, or reused if there")
-    ap.add_argument("--out", default=str(ROOT / "docs" / "results-tagging.md"))
-    ap.add_argument("--json")
-    ap.add_argument("--data", help=f"the treebanks' directory (default {DATA})")
-    ap.add_argument("--merge", nargs="+", metavar="F.json", help="only write --out from these --json files")
-    ap.add_argument("--note", help="a paragraph written below the table")
+                    help="where models are written, or reused if there (default: %(default)s)")
+    add_output_options(ap, DOCS)
+    ap.add_argument("--json", help="also write the rows as JSON, after every row (default: none)")
+    ap.add_argument("--data", action=Given, metavar="DIR", help=f"the treebanks' directory (default: {DATA})")
+    ap.add_argument("--merge", nargs="+", metavar="F.json",
+                    help="train nothing: the table of these --json files (default: none)")
+    ap.add_argument("--note", help="a paragraph written below the table (default: none)")
     ap.add_argument("--udpipe", nargs="+", metavar="F.json",
                     help="rows of bench/udpipe_peer.py --json: add the section beside UDPipe 1, also as a block of "
-                         "--results")
-    ap.add_argument("--results", default=str(ROOT / "docs" / "results.md"),
-                    help="where the section beside UDPipe 1 also goes (a block bench/learn.py keeps)")
-    args = ap.parse_args()
+                         "--results (default: none)")
+    ap.add_argument("--results", metavar="FILE",
+                    help="where the section beside UDPipe 1 also goes, a block bench/learn.py keeps (default: "
+                         "docs/results.md with --write-docs, else none)")
+    args = ap.parse_args(argv)
+    args.out = output_path(ap, args, DOCS)
+    if args.results is None and args.write_docs:
+        args.results = str(RESULTS)
     if args.merge:
-        rerender(args.merge, args.out, args)
+        rerender(args.merge, args)
         return 0
     if args.data:
         DATA = Path(args.data)
     if not DATA.is_dir():
-        print(f"skipped: no treebanks in {DATA}")
-        return 0
+        return no_data(args, ["data"], f"no treebanks in {DATA}")
+    absent = [tb for tb in args.treebanks if not (DATA / tb / "test.conllu").is_file()]
+    if absent and given(args, "treebanks"):
+        return no_data(args, ["treebanks"], f"{DATA} has no train/dev/test.conllu for {', '.join(absent)}")
+    for tb in absent:
+        print(f"{tb}: skipped, {DATA / tb} has no train/dev/test.conllu")
     rows = []
     for tb in args.treebanks:
-        if not (DATA / tb / "test.conllu").is_file():
-            print(f"{tb}: skipped, {DATA / tb} has no train/dev/test.conllu")
+        if tb in absent:
             continue
         for tags in args.parser_tags:
             row = run_one(tb, args.system, args.epochs, Path(args.models), tags)
             print(json.dumps(row), flush=True)
             rows.append(row)
             # written after every row, so that a long run leaves what it measured
-            write_out(rows, args)
+            write_out(rows, args, last=False)
             if args.json:
                 Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     if not rows:
         print("skipped: none of the treebanks is present")
         return 0
-    print(f"wrote {args.out}")
+    write_out(rows, args)
     return 0
 
 

@@ -14,7 +14,8 @@ virtual environment that has both packages, for example
     python -m venv /tmp/bench && /tmp/bench/bin/pip install ufal.udpipe -e .
     /tmp/bench/bin/python bench/udpipe_peer.py --out docs/results-udpipe.md
 
-Skips with a message when ``ufal.udpipe`` or the shared data is absent. Models are kept in
+Skips with a message (exit 0) when ``ufal.udpipe`` or the shared data is absent; a treebank
+named with ``--treebanks`` that is not there is an error (exit 2). Models are kept in
 ``--models DIR`` (default: a temporary directory) and reused when present.
 """
 
@@ -28,6 +29,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchargs import Given, given, no_data
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "ud"
@@ -165,21 +168,23 @@ def table(rows: list[dict]) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--treebanks", nargs="+", default=list(TREEBANKS), help="treebanks under ../shared/data/ud (default: all three)")
+    ap.add_argument("--treebanks", nargs="+", default=list(TREEBANKS), action=Given,
+                    help=f"treebanks under ../shared/data/ud (default: {' '.join(TREEBANKS)})")
     ap.add_argument("--models", type=Path, default=None, help="keep and reuse the UDPipe models here (default: a temporary directory)")
     ap.add_argument("--out", type=Path, default=None, help="write the markdown table here (default: print it)")
     ap.add_argument("--json", type=Path, default=None,
-                    help="also write the rows as JSON (bench/tagging.py --udpipe puts them beside tsdsl's)")
+                    help="also write the rows as JSON (bench/tagging.py --udpipe puts them beside tsdsl's; default: none)")
     ap.add_argument("--tagger-options", default="", help="UDPipe tagger training options, e.g. 'iterations=6' (default: UDPipe's own)")
     ap.add_argument("--parser-options", default="", help="UDPipe parser training options (default: UDPipe's own)")
     args = ap.parse_args(argv)
+    absent = [name for name in args.treebanks if not (DATA / name / "train.conllu").exists()]
+    if not DATA.is_dir() or (absent and given(args, "treebanks")):
+        return no_data(args, ["treebanks"], f"no shared treebanks at {DATA}" if not DATA.is_dir()
+                       else f"no treebank data under {DATA} for {', '.join(absent)}")
     try:
         import ufal.udpipe  # noqa: F401
     except ImportError:
         print("skipped: ufal.udpipe is not installed in this environment (pip install ufal.udpipe)")
-        return 0
-    if not DATA.is_dir():
-        print(f"skipped: no shared treebanks at {DATA}")
         return 0
     models = args.models or Path(tempfile.mkdtemp(prefix="udpipe-"))
     models.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,8 @@ commands run them.  Run it against an older checkout (PYTHONPATH=OLD_SRC) to get
 
 The coverage rows say how many sentences are derivable, not derivable (by proof / by
 search) and undecided; the target is 0 undecided for every system on every dev set.
-Data missing: the coverage rows are skipped with a message.
+The default data missing: the coverage rows are skipped with a message; a ``--data`` that is
+not there is an error (exit 2), found before anything is timed.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchargs import Given, given, no_data
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = next((p / "shared" / "data" / "ud" for p in (ROOT.parent, ROOT.parent.parent)
@@ -116,18 +119,23 @@ def _run(target, args, timeout: float):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=["verify", "coverage"])
-    ap.add_argument("--max-n", type=int, default=7)
-    ap.add_argument("--examples", type=int, default=50, help="Hypothesis examples per random check (default 50)")
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    ap.add_argument("--only", choices=["verify", "coverage"], help="time only one of the two (default: both)")
+    ap.add_argument("--max-n", type=int, default=7,
+                    help="verify: exhaustive up to this sentence length (default: %(default)s)")
+    ap.add_argument("--examples", type=int, default=50,
+                    help="verify: Hypothesis examples per random check (default: %(default)s)")
     ap.add_argument("--specs", nargs="*", help="spec names or paths (default: every seed spec and reading)")
-    ap.add_argument("--data", type=Path, default=DATA, help="directory of <treebank>/dev.conllu")
-    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per item (default 600)")
+    ap.add_argument("--data", type=Path, default=DATA, action=Given, metavar="DIR",
+                    help="coverage: directory of <treebank>/dev.conllu (default: %(default)s)")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per item (default: %(default)s)")
     ap.add_argument("--reach-budget", type=int, default=0,
-                    help="coverage: exact-loss budget to count the crossing arcs reached (default 0: not counted; "
+                    help="coverage: exact-loss budget to count the crossing arcs reached (default: 0, not counted; "
                          "the decision alone is timed)")
-    ap.add_argument("--json", type=Path)
+    ap.add_argument("--json", type=Path, help="also write the figures to this file (default: none)")
     args = ap.parse_args(argv)
+    if args.only in (None, "coverage") and not any(args.data.glob("*/dev.conllu")) and given(args, "data"):
+        return no_data(args, ["data"], f"coverage: no */dev.conllu under {args.data}")
     systems = ROOT / "systems"
     if args.specs:
         specs = [str(systems / f"{s}.ts") if not s.endswith(".ts") else s for s in args.specs]

@@ -727,3 +727,39 @@ def test_a_leftover_argument_gets_the_commands_usage(capsys):
     err = capsys.readouterr().err
     assert info.value.code == 2
     assert err.startswith("usage: tsdsl parse ") and err.endswith("tsdsl parse: error: unrecognized arguments: extra\n")
+
+
+@pytest.mark.parametrize("option", ["--train", "--dev"])
+@pytest.mark.parametrize("bad, reason", [("nope.conllu", "no such file"), ("adir", "is a directory")])
+def test_a_missing_train_or_dev_file_is_refused_before_any_work(capsys, tmp_path, monkeypatch, option, bad, reason):
+    """`train --dev NOPE` was refused only after the oracle work on --train (minutes in): the
+    inputs are checked with the outputs, before the spec's repair is even looked at."""
+    import importlib
+
+    train_module = importlib.import_module("tsdsl.learn.train")  # the module, not the function
+
+    def no_work(*_args, **_kwargs):
+        raise AssertionError("the training work began before the inputs were checked")
+
+    monkeypatch.setattr(train_module, "use_repair", no_work)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir").mkdir()
+    files = {"--train": str(TOY), "--dev": str(TOY), option: bad}
+    code, out, err = run(capsys, "train", "arc-eager", "--train", files["--train"], "--dev", files["--dev"],
+                         "--out", "m", "--quiet")
+    what = "training file" if option == "--train" else "dev file"
+    assert (code, out, err) == (2, "", f"tsdsl: cannot read the {what} {bad}: {reason}\n")
+    assert not (tmp_path / "m").exists()
+
+
+def test_trace_unknown_action_is_not_called_illegal(capsys):
+    """`--actions "SHIFT FOO"` said `FOO is not legal (legal here: ...)`, as if FOO were an
+    action of the spec; a name the spec does not have is a typo: say so, with a near miss."""
+    code, out, err = run(capsys, "trace", "arc-eager", "--words", "a b", "--actions", "SHIFT FOO")
+    assert code == 2
+    assert err == "tsdsl: step 1: unknown action 'FOO' (the actions are SHIFT, LEFT-ARC, RIGHT-ARC, REDUCE)\n"
+    assert "[root, a]" in out  # the steps done so far are still printed
+    code, _, err = run(capsys, "trace", "arc-eager", "--words", "a b", "--actions", "SHIFT right-arc:obj")
+    assert code == 2
+    assert err == ("tsdsl: step 1: unknown action 'right-arc' (the actions are SHIFT, LEFT-ARC, RIGHT-ARC, "
+                   "REDUCE; did you mean RIGHT-ARC?)\n")

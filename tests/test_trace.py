@@ -181,3 +181,13 @@ def test_trace_html_explains_inf_too(capsys, tmp_path):
     assert "cost inf: no terminal configuration can be reached" in page.read_text(encoding="utf-8")
     assert main(["trace", "arc-eager", "--gold", str(book), "--costs", "--html", str(page)]) == 0
     assert "cost inf" not in page.read_text(encoding="utf-8")
+
+
+def test_an_action_the_spec_does_not_have_is_unknown_not_illegal():
+    it = Interpreter(load_system(SYSTEMS / "arc-eager-slp.ts"))
+    with pytest.raises(TraceError, match=r"^step 1: unknown action 'REDUCE-ARC' \(the actions are SHIFT, "
+                                         r"LEFT-ARC, RIGHT-ARC, REDUCE; did you mean REDUCE\?\)$") as info:
+        run_trace(it, WORDS, ["SHIFT", "REDUCE-ARC"])
+    assert [s.action for s in info.value.steps] == ["SHIFT", None]
+    with pytest.raises(TraceError, match=r"^step 0: unknown action 'shift' .*; did you mean SHIFT\?\)$"):
+        run_trace(it, WORDS, ["shift"])

@@ -75,6 +75,32 @@ def check_not_input(output: str | Path, *inputs: Optional[str | Path], option: s
                              "choose another output file")
 
 
+def check_input(path: str | Path, what: str = "input") -> Path:
+    """The file ``path`` names, checked as an input before any work: it exists, is a file (not
+    a directory) and opens for reading.  A command whose inputs are read late (``tsdsl train``
+    reads ``--dev`` after the oracle work on ``--train``, minutes in) calls it first, so that
+    a typo is refused at once.  ``what`` says which input it is in the message; ``-``
+    (standard input, which the CoNLL-U reader takes) passes.
+
+    Raises:
+        UsageError: ``cannot read the WHAT PATH: REASON``, naming ``path`` as given.
+    """
+    text = os.fspath(path)
+    target = Path(text)
+    if text == "-":
+        return target
+    if target.is_dir():
+        raise UsageError(f"cannot read the {what} {text}: is a directory")
+    if not target.exists():
+        raise UsageError(f"cannot read the {what} {text}: no such file")
+    try:
+        with open(target, "rb"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot read the {what} {text}: {exc.strerror or exc}") from None
+    return target
+
+
 def check_parents(path: str | Path, *, try_writing: bool = True) -> None:
     """Refuse a path whose directory cannot take a new file, before any work: it lies under a
     file (its missing directories could not be created), or (``try_writing``) a file created

@@ -50,7 +50,12 @@ def run_trace(it: Interpreter, words: Sequence[str], actions: Sequence[str]) -> 
     for k, action in enumerate(actions):
         view = _lists_view(it, c, words)
         legal = it.legal(c)
-        if action.split(":", 1)[0] not in legal:
+        base = action.split(":", 1)[0]
+        known = [a.name for a in it.actions(c)]
+        if base not in known:
+            steps.append(Step(k, view, None, (), (), tokens=_token_ids(c), arcs=_sorted(_labeled_arcs(it, c))))
+            raise TraceError(f"step {k}: {unknown_action(base, known)}", steps, names)
+        if base not in legal:
             steps.append(Step(k, view, None, (), (), tokens=_token_ids(c), arcs=_sorted(_labeled_arcs(it, c))))
             why = "the configuration is terminal" if it.is_terminal(c) else (
                 "legal here: " + (", ".join(legal) if legal else "nothing (dead end)"))
@@ -58,6 +63,19 @@ def run_trace(it: Interpreter, words: Sequence[str], actions: Sequence[str]) -> 
         steps.append(apply_recorded(it, c, words, k, action))
     steps.append(final_step(it, c, words, len(actions)))
     return steps, c
+
+
+def unknown_action(name: str, known: Sequence[str]) -> str:
+    """``unknown action 'FOO' (the actions are SHIFT, ...; did you mean ...?)``: a name the
+    spec does not declare is a typo, not an illegal move, and "not legal here" would send the
+    user looking at the configuration instead of at the spelling.  Near misses are matched
+    case-insensitively (``shift`` finds ``SHIFT``)."""
+    import difflib
+
+    by_upper = {k.upper(): k for k in known}
+    close = difflib.get_close_matches(name.upper(), list(by_upper), n=1, cutoff=0.6)
+    hint = f"; did you mean {by_upper[close[0]]}?" if close else ""
+    return f"unknown action {name!r} (the actions are {', '.join(known)}{hint})"
 
 
 def apply_recorded(it: Interpreter, c: Config, words, index: int, action: str, costs: Optional[dict] = None) -> Step:

@@ -37,7 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
+    argv = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
     args = parser.parse_args(argv)
+    args.argv = argv  # the command line as given: reports that say how they were made quote it
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING, format="%(message)s")
     notice = _build_notice(args)
     try:

@@ -67,6 +67,17 @@ class CommandParser(argparse.ArgumentParser):
 SPEC_HELP = "a .ts file, or the name of a packaged system (`tsdsl systems` lists them)"
 
 
+def command_line(args: argparse.Namespace) -> str:
+    """``tsdsl verify --report FILE --max-n 5 SPEC``: the command as the user typed it (every
+    option, shell-quoted), for files that say how they were generated, so that running the
+    line again remakes them.  ``args.argv`` is set by :func:`tsdsl.cli.main`; a namespace built
+    elsewhere falls back to the command's name."""
+    import shlex
+
+    argv = getattr(args, "argv", None)
+    return "tsdsl " + (shlex.join(argv) if argv is not None else str(getattr(args, "command", "")))
+
+
 def spec_argument(sp: argparse.ArgumentParser, *, many: bool = False) -> None:
     """The positional SPEC (or SPEC...) of commands that load specs."""
     if many:

@@ -11,7 +11,7 @@ from ..lang import load_system
 from ..verify.coverage import COMPILED_FACTOR, VERIFY_COMPILED_FACTOR
 from ..verify.coverage import DEFAULT_BUDGET as COVERAGE_BUDGET
 from ..verify.coverage import REACH_BUDGET
-from .base import Command, at_least, parse_overrides, spec_argument, with_set
+from .base import Command, at_least, command_line, parse_overrides, spec_argument, with_set
 
 
 class Verify(Command):
@@ -79,7 +79,7 @@ class Verify(Command):
         if args.report:
             from ..verify.report import hand_written_part
 
-            command = "tsdsl verify --report " + args.report + " " + " ".join(args.specs)
+            command = command_line(args)
             old = Path(args.report).read_text(encoding="utf-8") if Path(args.report).is_file() else ""
             write_atomic(args.report, render_markdown(verdicts, claims, command) + hand_written_part(old))
         return 0 if all(v.ok for v in verdicts) or args.report else 1

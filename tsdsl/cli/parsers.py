@@ -62,7 +62,8 @@ class Train(Command):
         sp.add_argument("--prune", type=number_in(0.0), default=0.0, metavar="T",
                         help="leave out saved weights with |w| < T (default 0: keep every non-zero weight). "
                              "The summary gives the share kept; below 10%% a warning, and none kept is an error "
-                             "(nothing saved). The scale depends on the treebank: see docs/learning.md")
+                             "(nothing saved). The scale depends on the treebank (on en_gum the largest weights are a few "
+                             "units, and 5 keeps 0.3%%)")
         sp.add_argument("--loss", help="which declared oracle loss to train with: ORACLE, ORACLE/LOSS, or a loss "
                                        "of the first oracle (default: over the declared oracles in order, the first "
                                        "exact loss; else an upper bound, the last one of the first oracle that "

@@ -35,6 +35,7 @@ from .._version import __version__
 from ..lang import load_system
 from ..treebank.conllu import Sentence, read_conllu
 from ..errors import UsageError
+from ..files import check_input
 from ..treebank.evaluate import universal_label
 from .features import default_features, load_features
 from ..kernels import compile_system
@@ -398,6 +399,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         raise UsageError(f"{spec}: capacity inf trains greedily (each family instance is scored from its own "
                          "tokens; beam search over instances is not implemented): use --beam 1")
     check_writable(out_dir, options.force)
+    check_input(train_file, "training file")  # the dev file is read after the oracle work: check it now
+    if dev_file:
+        check_input(dev_file, "dev file")
     clash = class_clash(system, QUICK_N)  # only when some class has several members
     if clash is not None:
         raise UsageError(f"{user_spec}: {clash.describe()} (`tsdsl verify {user_spec}` shows the configuration)")
