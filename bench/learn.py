@@ -290,7 +290,9 @@ def render(rows: list[dict], args) -> str:
              "universal labels as in the CoNLL 2018 evaluation; punctuation counted; best epoch on dev.",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
              f"at most {args.epochs} epochs, dev patience 5; hash table 2^{args.hash_bits} rows; "
-             f"{args.jobs} trainings at a time; every other option `tsdsl train`'s default.",
+             f"{args.jobs} trainings at a time; the parser alone, as `--no-tagger --parser-tags gold` trains it "
+             "(no tagger; the dev LAS that picks the epoch is on gold tags, where `tsdsl train` with its defaults "
+             "prints a predicted-tag dev LAS: see results-tagging.md); every other option `tsdsl train`'s default.",
              "", "Parse words/s: the whole `Parser.parse_sentences` call on the test set (model loaded); "
              "kernel words/s: the compiled search alone"
              + ("; both measured again with one model at a time on an otherwise idle machine (best of 3)."

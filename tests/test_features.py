@@ -83,8 +83,11 @@ def test_default_set_loads_for_every_system(path):
     ("arc-standard-slp.ts", "stack-arcs.yaml"),    # arcs between the two top words of the stack
     ("arc-standard-swap.ts", "stack-arcs.yaml"),
     ("arc-eager-nm-2013.ts", "zhang-nivre-2011.yaml"),  # its one stack-internal arc is unlabeled
-    ("easy-first-bounded.ts", "control-parameters.yaml"),
-    ("arc-hybrid.ts", "control-parameters.yaml"),
+    ("easy-first-bounded.ts", "control-parameters.yaml"),  # O: the pending window, its end attached too
+    ("arc-hybrid.ts", "control-parameters-b0.yaml"),       # O = [.. s1, s0, b0]: S0 is O[1]
+    ("arc-eager-cp.ts", "control-parameters-b0.yaml"),     # O = [.. s0, b0]
+    ("arc-standard.ts", "control-parameters.yaml"),        # O = the stack: RIGHT-ARC reduces O[0]
+    ("attardi.ts", "control-parameters.yaml"),
     ("covington-nm.ts", "covington-2017.yaml"),
     ("covington.ts", "covington-2017.yaml"),
     ("easy-first.ts", "easy-first-2010.yaml"),          # capacity inf: templates per family instance
@@ -128,7 +131,7 @@ def test_zhang_nivre_core_is_the_72_templates_of_table_1():
 
 def test_control_parameter_core_matches_zhang_nivre():
     """The first eight groups are Zhang & Nivre's with S0 -> O[0] and N_i -> U[i]."""
-    cp_system = load_system(REPO / "systems" / "arc-hybrid.ts")
+    cp_system = load_system(REPO / "systems" / "arc-standard.ts")  # control-parameters.yaml (arc-hybrid: -b0)
     zn = load_features(default_features(ARC_EAGER), ARC_EAGER)
     cp = load_features(default_features(cp_system), cp_system)
     core = CORE_GROUPS["zhang-nivre-2011"]
@@ -477,3 +480,24 @@ def test_default_set_of_capacity_inf_systems(spec):
     assert fs.instance_local
     # every template reads at least one of the instance's two tokens or their neighbours
     assert all("[i" in n or "[j" in n for n in fs.template_names)
+
+
+def test_the_b0_set_is_the_control_parameter_set_one_place_further_into_o():
+    """control-parameters-b0.yaml is control-parameters.yaml with every address moved one
+    place (O[k] -> O[k+1], U[0] -> O[0], U[k] -> U[k-1]): the same templates, for systems
+    whose O ends with the buffer front (a new user found arc-hybrid's S0 templates reading b0,
+    2 LAS lost).  A change to one file must be made to the other."""
+    sets = REPO / "tsdsl" / "learn" / "featuresets"
+
+    def templates(name):
+        doc = yaml.safe_load((sets / name).read_text(encoding="utf-8"))
+        return {group: list(items) for group, items in doc["templates"].items()}
+
+    def moved(text):
+        return re.sub(r"([OU])\[(\d+)\]", lambda m: (f"O[{int(m.group(2)) + 1}]" if m.group(1) == "O" else
+                                                     "O[0]" if m.group(2) == "0" else f"U[{int(m.group(2)) - 1}]"),
+                      text)
+
+    std, b0 = templates("control-parameters.yaml"), templates("control-parameters-b0.yaml")
+    assert {g: [moved(t) for t in ts] for g, ts in std.items()} == b0
+    assert sum(map(len, b0.values())) == 104
