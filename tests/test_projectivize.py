@@ -255,3 +255,23 @@ def test_make_tree_always_gives_a_tree(vector):
 def test_make_tree_leaves_trees_alone(heads, data):
     labels = data.draw(st.lists(st.sampled_from(["root", "a", "", None]), min_size=len(heads), max_size=len(heads)))
     assert make_tree(heads, labels) == (list(heads), labels, 0)
+
+
+def test_a_spec_whose_arcs_never_cross_lifts_though_it_claims_all_trees():
+    """attardi-1 claims `produces nonprojective`, yet its arcs provably never cross: training
+    lifts its non-projective trees as for a projective system, where it lost them as
+    underivable before (a new user's trial: 12.6% of an el_gdt subset, blamed on the budget)."""
+    from tsdsl import load_system
+    from tsdsl.learn.train import builds_projective_only, prepare_gold
+    from tsdsl.treebank.conllu import parse_conllu
+
+    attardi1 = load_system("attardi-1")
+    assert attardi1.produces == "nonprojective" and builds_projective_only(attardi1)
+    assert builds_projective_only(load_system("arc-eager"))
+    assert not builds_projective_only(load_system("attardi-2")) and not builds_projective_only(load_system("covington"))
+    rows = [(1, 3, "nsubj"), (2, 4, "obj"), (3, 0, "root"), (4, 3, "obl")]  # 1 <- 3 crosses 4 -> 2
+    text = "".join(f"{i}\tw{i}\tw\tX\t_\t_\t{h}\t{l}\t_\t_\n" for i, h, l in rows) + "\n"
+    (sentence,) = parse_conllu(text, "t.conllu")
+    trees, keep, lifted, skipped = prepare_gold(attardi1, [sentence], "lift")
+    assert keep == [0] and lifted == 1 and skipped == 0 and trees[0][0] != [3, 4, 0, 3]
+    assert prepare_gold(load_system("attardi-2"), [sentence], "lift")[2] == 0  # it builds crossing arcs itself

@@ -172,9 +172,24 @@ def _trees(sentences: list[Sentence]):
     return [([h if h is not None else -1 for h in s.heads], list(s.deprels)) for s in sentences]
 
 
+def builds_projective_only(system) -> bool:
+    """Whether every tree the system builds is projective: it claims a projective class, or
+    its arcs provably never cross (:func:`tsdsl.verify.planar.noncrossing_order`, the proof
+    ``tsdsl coverage`` uses), as for Attardi's system with N = 1, whose claim is all trees.
+    Training then lifts the non-projective gold trees (``--nonproj``) instead of losing them
+    as underivable."""
+    if system.produces in PROJECTIVE_CLASSES:
+        return True
+    if system.multihead:
+        return False
+    from ..verify.planar import noncrossing_order
+
+    return noncrossing_order(system) is not None
+
+
 def prepare_gold(system, sentences: list[Sentence], nonproj: str):
     """Gold trees for training: lifted or skipped where the system cannot build them."""
-    projective_only = system.produces in PROJECTIVE_CLASSES
+    projective_only = builds_projective_only(system)
     trees, keep, lifted, skipped = [], [], 0, 0
     for k, (hs, ls) in enumerate(_trees(sentences)):
         if any(LIFT_MARK in l for l in ls):
@@ -440,6 +455,11 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         raise UsageError(f"{train_file}: no sentences")
     kernel = compile_system(system, fallback=False)
     trees, keep, lifted, skipped = prepare_gold(system, train_sents, options.nonproj)
+    if (lifted or skipped) and system.produces not in PROJECTIVE_CLASSES and progress is not None:
+        progress.write(f"{user_spec}: claims `produces {system.produces}`, but its arcs provably never cross (the "
+                       f"proof `tsdsl coverage` uses): non-projective training trees "
+                       f"{'lifted' if options.nonproj == 'lift' else 'skipped'} (--nonproj) as for a projective "
+                       "system, not lost as underivable\n")
     if not trees:
         raise UsageError(f"{train_file}: no sentence left to train on (--nonproj skip removed all)")
     labels = sorted({l for _, ls in trees for l in ls})
@@ -511,7 +531,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
             "parser_tags": parser_tags,
             "tagger": tagger.meta if tagger is not None else None,
             "args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
-            "nonproj": options.nonproj if system.produces in PROJECTIVE_CLASSES else None, "beam": options.beam,
+            "nonproj": options.nonproj if builds_projective_only(system) else None, "beam": options.beam,
             "loss": list(kernel.gen.losses[loss_index]) if loss_index >= 0 else None, "oracle": oracle,
             "oracle_reproduced": choice.reproduced, "oracle_note": choice.note,
             "search": None if searched is None else {"derived": int(len(searched.derived)),
