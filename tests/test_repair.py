@@ -276,3 +276,26 @@ def test_a_candidate_that_makes_the_guard_always_true_is_set_aside(tmp_path, hj)
     assert "set aside (removes a guard): RIGHT-ARC: add `or not has_head(t)` to the guard" in text
     # an ordinary repair removes no guard
     assert not hj.set_aside and not removed_guards(hj.system, hj.repaired, hj.edits, 4)
+
+
+def test_the_repair_search_is_announced_before_it_starts(tmp_path, monkeypatch):
+    """A first training of a spec with dead ends said nothing for 95 s while it searched for
+    a repair (a new user's trial): the search is announced on the progress stream first, and
+    a cached answer needs no announcement."""
+    import io
+
+    from tsdsl.learn.repaired import use_repair
+
+    monkeypatch.setenv("TSDSL_CACHE_DIR", str(tmp_path / "cache"))
+    spec = tmp_path / "dead.ts"
+    spec.write_text('system dead_end "rootless arc-standard whose arcs need three words on the stack"\n'
+                    "  produces projective\n  root     none\n  lists    σ, β\n  initial  ([], [1..n])\n"
+                    "  terminal ([w], [])\n  SHIFT     : (σ, b|β)     => (σ|b, β)\n"
+                    "  LEFT-ARC  : (σ|t|s, β)   => (σ|s, β)   arc s -> t   if len(σ) >= 3\n"
+                    "  RIGHT-ARC : (σ|t|s, β)   => (σ|t, β)   arc t -> s   if len(σ) >= 3\n", encoding="utf-8")
+    said = io.StringIO()
+    first = use_repair(load_system(spec), verify_n=4, progress=said)
+    assert said.getvalue().startswith(f"{spec}: dead ends (progress fails at n = 2): searching for a guard repair "
+                                      "verified to n = 4 (can take minutes")
+    again = io.StringIO()
+    assert use_repair(load_system(spec), verify_n=4, progress=again).note == first.note and again.getvalue() == ""

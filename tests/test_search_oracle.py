@@ -148,7 +148,7 @@ def test_an_inherited_oracle_that_does_not_fit_is_checked_and_replaced(toy):
     # transitions: with SWAP its loss is wrong, so training derives the trees by search
     out, meta, _ = _train(toy, spec, "ae-swap-model")
     assert meta["oracle"] == "search"
-    assert "inherited oracle goldberg_nivre_2012 does not hold" in meta["oracle_note"]
+    assert "oracle goldberg_nivre_2012 (declared in arc-eager.ts) does not hold for the transitions of" in meta["oracle_note"]
     assert "derived by search instead" in meta["oracle_note"]
     code, _, err = cli("train", spec, "--train", toy / "train.conllu", "--out", toy / "refused", *FAST,
                        "--oracle", "dynamic")

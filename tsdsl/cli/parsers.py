@@ -238,7 +238,8 @@ class Parse(Command):
             if stats.repaired_words:
                 msg += f"; tree fallback re-attached {stats.repaired_words} words in {stats.repaired_sentences} sentences"
             if stats.stuck:
-                msg += f"; {stats.stuck} searches stopped early"
+                msg += (f"; {stats.stuck} sentences reached no terminal configuration (a dead end or the step "
+                        "limit: the tree fallback attached their words)")
             if args.nm_log:
                 msg += f"; {len(stats.nonmonotonic)} arcs overwritten"
             print(msg, file=sys.stderr)

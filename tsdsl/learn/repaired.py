@@ -15,7 +15,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, TextIO
 
 from .. import ir
 from ..errors import UsageError
@@ -58,7 +58,8 @@ def _spec_name(system: ir.System) -> str:
     return Path(system.source_file).stem + "-repaired.ts"
 
 
-def use_repair(system: ir.System, *, verify_n: int = VERIFY_N, overrides: Optional[dict] = None) -> RepairUse:
+def use_repair(system: ir.System, *, verify_n: int = VERIFY_N, overrides: Optional[dict] = None,
+               progress: Optional[TextIO] = None) -> RepairUse:
     """The system to train: ``system`` itself unless a quick check finds a dead end, then its
     verified repair (loaded from the cached repair spec), or ``system`` with a note saying that
     no repair was found."""
@@ -66,7 +67,7 @@ def use_repair(system: ir.System, *, verify_n: int = VERIFY_N, overrides: Option
     record_path = where / "repair.json"
     record = read_json_record(record_path)
     if record is None:
-        record = _decide(system, verify_n, where)
+        record = _decide(system, verify_n, where, progress)
         try:
             write_atomic(record_path, json.dumps(record, ensure_ascii=False, indent=1) + "\n")
         except OSError:
@@ -104,14 +105,19 @@ def _looping_warning(name: str, quick) -> str:
             "that loops stops at its step limit, and the tree fallback attaches the words left)")
 
 
-def _decide(system: ir.System, verify_n: int, where: Path) -> dict:
-    """Check, search and print; the record the cache keeps."""
+def _decide(system: ir.System, verify_n: int, where: Path, progress: Optional[TextIO] = None) -> dict:
+    """Check, search and print; the record the cache keeps.  The search can take minutes, so
+    it is announced on ``progress`` before it starts (a first training said nothing for 95 s)."""
     quick = first_failure(system, QUICK_N, stop_early=False)
     name = system.source_file
     warnings = "\n".join(w for w in (_unsound_warning(name, quick), _looping_warning(name, quick)) if w)
     if quick is None or "progress" not in quick.properties:
         return {"status": "warned", "note": warnings} if warnings else {"status": "ok"}
     dead = f"{name}: dead ends (progress fails at n = {quick.n})"
+    if progress is not None:
+        progress.write(f"{dead}: searching for a guard repair verified to n = {verify_n} (can take minutes; "
+                       "the result is cached for the next training) ...\n")
+        progress.flush()
     try:
         result = find_repair(system, max_n=verify_n)
     except UsageError as exc:

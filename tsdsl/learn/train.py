@@ -354,13 +354,15 @@ def inherited_oracle_holds(system, oracle_name: str) -> tuple[bool, str]:
     if Path(oracle.origin.file).resolve() == Path(system.source_file).resolve():
         return True, ""
     report = check_oracle(system, oracle_name, configs=INHERITED_CHECK_CONFIGS, max_n=6, budget=20_000)
+    # named by file: the spec that trains may be a verified repair the user never named
+    what = f"oracle {oracle_name} (declared in {Path(oracle.origin.file).name})"
+    whose = f"the transitions of {Path(system.source_file).name}"
     if not report.checked:
-        return False, f"inherited oracle {oracle_name} cannot be checked against this spec's transitions: " \
-                      f"{report.shortfall()}"
+        return False, f"{what} cannot be checked against {whose}: {report.shortfall()}"
     if report.ok:
-        return True, f"inherited oracle {oracle_name} checked against this spec's transitions"
+        return True, f"{what} checked against {whose}"
     wrong = ", ".join(f"{k} {v}" for k, v in report.mismatches.items() if v)
-    return False, (f"inherited oracle {oracle_name} does not hold for this spec's transitions "
+    return False, (f"{what} does not hold for {whose} "
                    f"(mismatches against the exact loss on {report.configurations} configurations: {wrong})")
 
 
@@ -420,7 +422,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     clash = class_clash(system, QUICK_N)  # only when some class has several members
     if clash is not None:
         raise UsageError(f"{user_spec}: {clash.describe()} (`tsdsl verify {user_spec}` shows the configuration)")
-    repair = use_repair(system, verify_n=options.repair_max_n, overrides=options.overrides or None) \
+    repair = use_repair(system, verify_n=options.repair_max_n, overrides=options.overrides or None,
+                        progress=progress) \
         if options.repair else RepairUse(system)
     system = repair.system
     refuse_if_underivable(system)  # before the repair's note, which would promise training

@@ -159,7 +159,8 @@ class CoverageReport:
             f"projective:           {self.projective} / {n} ({pct(self.projective_share)})",
             f"derivable:            {self.derivable} / {n} ({pct(self.nps_share)})",
             f"not derivable:        {self.not_derivable}"
-            + (f" ({self.not_derivable_by_proof} by proof from the spec, the rest by search)"
+            + ((" (all by proof from the spec)" if self.not_derivable_by_proof == self.not_derivable else
+                f" ({self.not_derivable_by_proof} by proof from the spec, the rest by search)")
                if self.not_derivable_by_proof else ""),
             f"undecided:            {self.undecided} ({budget})",
         ]
