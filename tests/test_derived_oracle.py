@@ -168,11 +168,17 @@ def test_a_derived_bound_leaves_auto_training_to_the_search(tmp_path):
 
 
 def test_a_derived_bound_asked_for_is_checked_like_a_declared_one(tmp_path):
-    """With --oracle static, Attardi N = 1's lower bound must pass the declared oracles' check:
-    following it reproduces only the derivable share of the toy trees (the non-projective ones
-    are not), below the 98% asked, so training stops with the reason (no traceback)."""
+    """With --oracle static, Attardi N = 2's lower bound must pass the declared oracles' check:
+    following it reproduces only the derivable share of the trees (20 copies of a tree whose
+    crossing arcs N = 2 cannot build are added to the toy trees), below the 98% asked, so
+    training stops with the reason (no traceback).  (Attardi N = 1 served before; its arcs
+    provably never cross, so training now lifts its non-projective trees.)"""
     model = tmp_path / "m"
-    code, _, err = cli_subprocess("train", "attardi", "--set", "N=1", "--train", TOY_TRAIN, "--dev", TOY_DEV,
+    crossing = "".join(f"{i}\tw{i}\tw\tX\t_\t_\t{h}\t{'root' if h == 0 else 'dep'}\t_\t_\n"
+                       for i, h in enumerate([6, 3, 5, 0, 4, 2, 5], 1)) + "\n"
+    train = tmp_path / "train.conllu"
+    train.write_text(TOY_TRAIN.read_text(encoding="utf-8") + crossing * 20, encoding="utf-8")
+    code, _, err = cli_subprocess("train", "attardi", "--set", "N=2", "--train", train, "--dev", TOY_DEV,
                                   "--out", model, "--epochs", "2", "--hash-bits", "14", "--no-tagger",
                                   "--oracle", "static")
     assert code == 2 and not model.exists(), err
