@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 from tsdsl.errors import UsageError
 from tsdsl.treebank.conllu import parse_conllu
-from tsdsl.treebank.tokenize import read_text, text_sentence, tokenize, words_of
+from tsdsl.treebank.tokenize import INVISIBLE, read_text, text_sentence, tokenize, words_of
 
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60)
 sentences = st.lists(st.sampled_from(["The", "man", "didn't", "arrive", ",", "3.5", "U.S.", "e.g.", "«σπίτι»",
@@ -18,15 +18,16 @@ sentences = st.lists(st.sampled_from(["The", "man", "didn't", "arrive", ",", "3.
 
 @given(texts)
 def test_no_character_is_lost_or_changed(text):
+    """Every character but whitespace and the invisible ones (read as spaces) is in a word."""
     words = words_of(text)
-    assert "".join(words) == "".join(text.split())
-    assert all(w and not any(c.isspace() for c in w) for w in words)
+    assert "".join(words) == "".join(INVISIBLE.sub(" ", text).split())
+    assert all(w and not any(c.isspace() for c in w) and not INVISIBLE.search(w) for w in words)
 
 
 @given(texts)
 def test_space_after_rebuilds_the_text(text):
     rebuilt = "".join(w + (" " if space else "") for w, space in tokenize(text)).rstrip(" ")
-    assert rebuilt == " ".join(text.split())
+    assert rebuilt == " ".join(INVISIBLE.sub(" ", text).split())
 
 
 @pytest.mark.parametrize("text, words", [
@@ -90,3 +91,17 @@ def test_the_documented_corner_cases():
     assert {"'s", "James' book", "http://x.com/a?b=c", "a.b@ex.com", "-5"} <= texts, texts
     for text, tokens in cases:
         assert words_of(text) == re.findall(r"`([^`]+)`", tokens), text
+
+
+def test_control_and_zero_width_characters_are_spaces(tmp_path):
+    """A NUL, other control characters, U+200B (zero-width space), U+2060 and a stray BOM were
+    words of their own (a new user's trial: a line of only U+200B became a one-word sentence):
+    they count as spaces, in the words and in `# text`."""
+    from tsdsl.treebank.tokenize import read_text, words_of
+
+    assert words_of("a\u200bb\x00c\u2060d\ufeffe\x01") == ["a", "b", "c", "d", "e"]
+    path = tmp_path / "weird.txt"
+    path.write_bytes("Nul\x00char here.\nZero\u200bwidth x.\n\u200b\n\x01\x02 ctrl\n".encode("utf-8"))
+    sents = read_text(str(path))
+    assert [s.forms for s in sents] == [("Nul", "char", "here", "."), ("Zero", "width", "x", "."), ("ctrl",)]
+    assert [line for line in sents[1].lines if line.startswith("# text")] == ["# text = Zero width x.\n"]

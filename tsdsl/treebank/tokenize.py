@@ -17,7 +17,9 @@ The rule (documented in docs/learning.md, "Plain text"), the same for every lang
    languages (Greek ``στο`` = ``σε`` + ``το``, French ``du``, ``l'homme``) stay one word,
    and a period after a word is its own token (``Mr.`` -> ``Mr`` ``.``).
 
-Words keep their characters exactly (no normalisation), so they can be found in ``# text``;
+Control characters, zero-width spaces (U+200B), word joiners (U+2060) and a stray BOM count as
+spaces.  Words keep their characters exactly otherwise (no normalisation), so they can be found
+in ``# text``;
 a word followed directly by the next one gets ``SpaceAfter=No`` in MISC.
 """
 
@@ -32,6 +34,9 @@ from .conllu import Sentence, Word
 _ABBREV = re.compile(r"(?:[^\W\d_]\.){2,}")
 _CLITIC = re.compile(r"(?i)(.+?)(n['’]t|['’](?:s|re|ve|ll|d|m))\Z")
 _INNER = "-'’"
+INVISIBLE = re.compile("[\x00-\x08\x0e-\x1f\x7f\u200b\u2060\ufeff]")
+"""Control characters, the zero-width space, the word joiner and a stray BOM: read as spaces
+(a NUL or a lone U+200B became a word of its own, tagged and attached)."""
 _NUMERIC_INNER = ".,:/"
 
 
@@ -74,6 +79,7 @@ def _split_piece(piece: str) -> list[str]:
 
 def tokenize(text: str) -> list[tuple[str, bool]]:
     """The words of ``text`` by the module's rule, each with whether a space follows it."""
+    text = INVISIBLE.sub(" ", text)
     out: list[tuple[str, bool]] = []
     for m in re.finditer(r"\S+", text):
         parts = _split_piece(m.group())
@@ -94,7 +100,7 @@ def text_sentence(text: str, *, sent_id: Optional[str] = None, file: str = "<str
                   line: int = 1) -> Optional[Sentence]:
     """One sentence of plain text as a CoNLL-U sentence without tags or heads (every column
     but ID, FORM and MISC is ``_``), with ``# sent_id`` and ``# text``; None if it has no word."""
-    text = " ".join(text.split())
+    text = " ".join(INVISIBLE.sub(" ", text).split())
     words = tokenize(text)
     if not words:
         return None
