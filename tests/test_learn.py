@@ -711,3 +711,22 @@ def test_train_options_refuse_what_the_command_line_refuses(field, value):
 
     with pytest.raises(UsageError):
         TrainOptions(**{field: value}).check()
+
+
+def test_a_word_the_tree_fallback_attaches_gets_its_upos_commonest_label(trained):
+    """Every word the tree fallback attached was labeled `dep`, a sure error on treebanks that
+    never use it (a new user's el_gdt trial: 65 to 75 words of a Covington parse).  Training
+    now keeps, per UPOS, the commonest label of its words not on the root, and those words
+    get it; models without the table keep `dep`."""
+    from tsdsl.learn.parser import FALLBACK_LABELS, fallback_labels
+
+    trees = [([2, 0, 2, 2], ["det", "root", "punct", "obj"]), ([0, 1], ["root", "punct"])]
+    cols = [{"form": ["a"] * 4, "upos": ["DET", "VERB", "PUNCT", "NOUN"]}, {"form": ["b", "."], "upos": ["VERB", "PUNCT"]}]
+    assert fallback_labels(trees, cols) == {"DET": "det", "NOUN": "obj", "PUNCT": "punct"}  # the root's VERB: none
+    model = trained("covington")
+    meta = json.loads((model / "model.json").read_text(encoding="utf-8"))
+    table = meta[FALLBACK_LABELS]
+    assert table and all(isinstance(v, str) for v in table.values())
+    parser = load_parser(model)
+    upos = sorted(table)[0]
+    assert parser._fallbacks([None, "nsubj", None], {"upos": [upos, "X", "NOT-A-TAG"]}) == [table[upos], "nsubj", "dep"]

@@ -46,7 +46,7 @@ from .derive import DEFAULT_BUDGET, search_oracle
 from .engine import Engine
 from .model import Model, check_writable, save, spec_sources
 from .outputs import build_outputs, unit_names
-from .parser import IGNORED_COLUMNS, Parser, absent_columns, warn_absent_columns
+from .parser import FALLBACK_LABELS, IGNORED_COLUMNS, Parser, absent_columns, fallback_labels, warn_absent_columns
 from .progress import Progress
 from .derived import DerivedUse, use_derived_oracle
 from .mode import training_mode
@@ -531,6 +531,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     train_cols = [columns_of(s) for s in train_sents]
     meta = {"tag_columns": list(columns_present(train_cols)), IGNORED_COLUMNS: absent,
             UPOS_VALUES: training_upos(train_cols),
+            FALLBACK_LABELS: fallback_labels(trees, [train_cols[k] for k in keep]),
             "parser_tags": parser_tags,
             "tagger": tagger.meta if tagger is not None else None,
             "args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,

@@ -22,7 +22,7 @@ class Repaired(NamedTuple):
 
 
 def make_tree(heads: Sequence[Optional[int]], labels: Sequence[Optional[str]], *,
-              root_label: str = "root", fallback_label: str = "dep") -> Repaired:
+              root_label: str = "root", fallback_label: Optional[str] = "dep") -> Repaired:
     """Repair ``heads`` into a tree with exactly one word attached to 0.
 
     ``None`` and ``-1`` mark a headless word.  The rule:
@@ -41,7 +41,8 @@ def make_tree(heads: Sequence[Optional[int]], labels: Sequence[Optional[str]], *
         heads: ``heads[d-1]`` is the head of word ``d`` (0 = root; None or -1 = none).
         labels: one label per word; None or ``""`` for none.
         root_label: the label of a root chosen in step 2 among headless words.
-        fallback_label: the label of a reattached word that has no usable one.
+        fallback_label: the label of a reattached word that has no usable one (None: left
+            None, for the caller to choose one per word).
 
     Returns:
         The tree, its labels, and how many words got a different head in steps 1-3.
