@@ -172,3 +172,12 @@ def test_exported_names():
     assert tsdsl.kernels.ILLEGAL == -1_000_000_000
     assert tsdsl.kernels.StateBatch.__name__ == "StateBatch"
     assert "load_parser" in dir(tsdsl) and "ILLEGAL" in dir(tsdsl.kernels)
+
+
+def test_initial_takes_an_integer_length(hybrid):
+    for bad, what in ((2.9, "float"), (True, "bool"), ("3", "str")):
+        with pytest.raises(UsageError, match=f"initial: the sentence length must be an integer, not {what}"):
+            hybrid.initial(bad)
+    with pytest.raises(UsageError, match="must be 0 or more"):
+        hybrid.initial(-1)
+    assert hybrid.initial(np.int64(3)).n == 3

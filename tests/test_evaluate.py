@@ -275,3 +275,17 @@ def test_cli_json(tmp_path, capsys):
     assert list(d["arc_length"]) == ["1", "2", "3-6", "7+"]
     assert d["arc_length"]["3-6"] == {"correct": 0, "gold": 2, "predicted": 0, "precision": None, "recall": 0.0}
     assert d["extra"] == {}
+
+
+def test_forms_are_compared_in_nfc():
+    """A parse keeps NFD words as given; scoring it against the NFC gold file failed with
+    `'Κύριε', but 'Κύριε'` (a re-check of trial 25's NFC fix)."""
+    import unicodedata
+
+    from tsdsl.treebank.conllu import parse_conllu
+    from tsdsl.treebank.evaluate import evaluate
+
+    row = "1\t{}\t_\tNOUN\t_\t_\t0\troot\t_\t_\n\n"
+    gold = parse_conllu(row.format("Κύριε"), "g.conllu")
+    pred = parse_conllu(row.format(unicodedata.normalize("NFD", "Κύριε")), "p.conllu")
+    assert evaluate(gold, pred).las.score == 1.0

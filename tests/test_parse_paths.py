@@ -69,6 +69,17 @@ def test_parse_refuses_an_output_that_is_its_input(capsys, tmp_path, monkeypatch
     assert gold.read_bytes() == SAMPLE.read_bytes()
 
 
+def test_parse_refuses_an_output_through_a_directory_it_would_make(capsys, tmp_path, monkeypatch, no_model):
+    """`-o sub/../gold.conllu` with no `sub` yet named no existing file, passed the check, and
+    the missing directory made on the way let the parse replace the gold file (a re-check of
+    trial 25's fix)."""
+    monkeypatch.chdir(tmp_path)
+    gold = _gold(tmp_path)
+    code, out, err = run(capsys, "parse", "m", "gold.conllu", "-o", "sub/../gold.conllu")
+    assert (code, out) == (2, "") and "-o sub/../gold.conllu is the input file gold.conllu" in err
+    assert gold.read_bytes() == SAMPLE.read_bytes() and not (tmp_path / "sub").exists()
+
+
 def test_parse_refuses_to_write_over_its_plain_text(capsys, tmp_path, monkeypatch, no_model):
     """`parse M --text same.txt -o same.txt` replaced the only copy of the text with CoNLL-U."""
     monkeypatch.chdir(tmp_path)

@@ -559,3 +559,20 @@ def test_punctuation_only_words_are_tagged_punct_when_training_always_does():
     assert tagger.meta["punct"] == {"upos": "PUNCT", "lemma_is_form": False}
     (out,), _ = tagger.fill([{"form": ["the", "dog", "---", "barks", "!!!"], "upos": ["_"] * 5}])
     assert out["upos"][2] == out["upos"][4] == "PUNCT"
+
+
+def test_a_dev_file_with_unknown_upos_values_is_warned_of(toy, tmp_path):
+    """`parse` warned of UPOS values the model never saw, `train --dev` did not, and picked its
+    epoch on a dev LAS of 3.56 (a re-check of trial 25's fix)."""
+    gold = read_conllu(toy / "dev.conllu")
+    path = tmp_path / "dev-lower.conllu"
+    path.write_text("".join(s.with_columns({"upos": [u.lower() for u in s.upos]}).to_text() for s in gold),
+                    encoding="utf-8")
+    code, _, err = cli("train", SYSTEMS / "arc-eager.ts", "--train", toy / "train.conllu", "--dev", path, "--out",
+                       tmp_path / "m", *FAST, "--no-tagger")
+    words = sum(s.n for s in gold)
+    assert code == 0 and f"warning: {path}: {words} of {words} dev words have a UPOS value the training file does " \
+        "not have" in err, err
+    code, _, err = cli("train", SYSTEMS / "arc-eager.ts", "--train", toy / "train.conllu", "--dev", toy / "dev.conllu",
+                       "--out", tmp_path / "n", *FAST, "--no-tagger")
+    assert code == 0 and "dev words have a UPOS value" not in err, err

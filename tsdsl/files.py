@@ -55,8 +55,18 @@ def check_not_input(output: str | Path, *inputs: Optional[str | Path], option: s
         UsageError: ``OPTION OUTPUT is the input file INPUT: ...``, naming both as given.
     """
     out = os.fspath(output)
-    if out == "-" or not os.path.exists(out):
-        return  # a file that does not exist yet is no input
+    if out == "-":
+        return
+    if not os.path.exists(out):
+        # no such file yet, but its path may still name an input once the missing directories
+        # it passes through are made (`sub/../IN.conllu`): compare the paths as resolved
+        if any(given is not None and os.fspath(given) != "-"
+               and os.path.realpath(os.fspath(given)) == os.path.realpath(out) for given in inputs):
+            name = next(os.fspath(g) for g in inputs if g is not None and os.fspath(g) != "-"
+                        and os.path.realpath(os.fspath(g)) == os.path.realpath(out))
+            raise UsageError(f"{option} {out} is the input file {name}: writing it would replace the input; "
+                             "choose another output file")
+        return
     for given in inputs:
         if given is None or os.fspath(given) == "-":
             name = "standard input"

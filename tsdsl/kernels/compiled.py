@@ -223,6 +223,7 @@ class CompiledSystem:
 
     # ---- the interpreter's API ----------------------------------------------------
     def initial(self, n: int):
+        n = count(n, "initial: the sentence length")  # 2.9 or True would be read as 2 or 1
         try:
             state = self.module.new_state(n)
         except ValueError as exc:

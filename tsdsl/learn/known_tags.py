@@ -51,12 +51,21 @@ class UnknownTags:
     def words(self) -> int:
         return sum(self.counts.values())
 
-    def message(self, total_words: int) -> str:
+    def _values(self) -> str:
         shown = ", ".join(repr(v) for v, _ in self.counts.most_common(5))
         more = f" and {len(self.counts) - 5} more" if len(self.counts) > 5 else ""
+        return f"{shown}{more}; first at {self.first}"
+
+    def message(self, total_words: int) -> str:
         return (f"{self.words} of {total_words} words have a UPOS value this model never saw in training "
-                f"({shown}{more}; first at {self.first}): the parser has no weights for them and parses those "
-                "sentences badly; check the tagset of the UPOS column, or pass --retag to predict UPOS")
+                f"({self._values()}): the parser has no weights for them and parses those sentences badly; check "
+                "the tagset of the UPOS column, or predict UPOS instead (--retag; retag=True in Python)")
+
+    def dev_message(self, total_words: int) -> str:
+        """The same, said of the dev file given to ``tsdsl train``."""
+        return (f"{self.words} of {total_words} dev words have a UPOS value the training file does not have "
+                f"({self._values()}): the dev scores that choose the best epoch are those of input the parser has "
+                "no weights for; check the tagset of the dev file's UPOS column")
 
 
 def unknown_upos(columns: Sequence[dict], predicted: Sequence[dict], known: Optional[frozenset],

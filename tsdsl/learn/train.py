@@ -55,7 +55,7 @@ from ..verify.repair import VERIFY_N
 from ..verify.shared_classes import class_clash
 from .epochs import BestEpoch, pruned_share
 from .weights import DEFAULT_PRECISION, PRECISIONS
-from .known_tags import UPOS_VALUES, training_upos
+from .known_tags import UPOS_VALUES, training_upos, unknown_upos
 from .tagger import PARSER_TAGS, columns_present, parser_training_tags, train_tagger
 
 PROJECTIVE_CLASSES = ("projective", "projective-dag")
@@ -479,9 +479,13 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     warn_absent_columns(train_file, absent, progress)
     tagger = train_tagger(train_columns, dev_columns, seed=options.seed, progress=progress) if options.tagger \
         else None
+    known = frozenset(training_upos(train_columns))
     parser_tags, train_columns, dev_columns = parser_training_tags(options.parser_tags, train_columns, dev_columns,
                                                                    tagger, seed=options.seed, progress=progress,
                                                                    given=options.parser_tags_given)
+    strange = unknown_upos(dev_columns, [{}] * len(dev_columns), known, [(s.file, s.line) for s in dev_sents])
+    if strange.words:  # the dev scores that pick the epoch would mean nothing, as a parse of such input
+        (progress or sys.stderr).write(f"warning: {dev_file}: {strange.dev_message(sum(len(c['form']) for c in dev_columns))}\n")
     batch = make_batch([train_columns[k] for k in keep], features.token_attrs, trees, label_ids)
 
     where = user_spec

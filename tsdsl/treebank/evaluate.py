@@ -27,6 +27,7 @@ Files that do not line up (sentence count, word count, a word form) raise
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -317,11 +318,13 @@ def check_aligned(gold: Sequence[Sentence], pred: Sequence[Sentence], *,
     """Raise :class:`MismatchError` at the first place where the files differ in words.
 
     Sentences are compared in order, word form by word form, so a missing or an
-    extra sentence shows where it happens; only then are the counts compared.
+    extra sentence shows where it happens; only then are the counts compared.  Forms are
+    compared in Unicode NFC: the same word typed with combining accents (NFD), which a
+    parse keeps as given, is the same word.
     """
     for k, (g, p) in enumerate(zip(gold, pred), 1):
         for gw, pw in zip(g.words, p.words):
-            if gw.form != pw.form:
+            if gw.form != pw.form and unicodedata.normalize("NFC", gw.form) != unicodedata.normalize("NFC", pw.form):
                 raise MismatchError(p.file, pw.line,
                                     f"word {pw.id} of sentence {k} is {pw.form!r}, but {gw.form!r} "
                                     f"in the gold file ({g.file}:{gw.line})")
