@@ -57,29 +57,21 @@ def check_not_input(output: str | Path, *inputs: Optional[str | Path], option: s
     out = os.fspath(output)
     if out == "-":
         return
-    if not os.path.exists(out):
-        # no such file yet, but its path may still name an input once the missing directories
-        # it passes through are made (`sub/../IN.conllu`): compare the paths as resolved
-        if any(given is not None and os.fspath(given) != "-"
-               and os.path.realpath(os.fspath(given)) == os.path.realpath(out) for given in inputs):
-            name = next(os.fspath(g) for g in inputs if g is not None and os.fspath(g) != "-"
-                        and os.path.realpath(os.fspath(g)) == os.path.realpath(out))
-            raise UsageError(f"{option} {out} is the input file {name}: writing it would replace the input; "
-                             "choose another output file")
-        return
+    exists = os.path.exists(out)
     for given in inputs:
-        if given is None or os.fspath(given) == "-":
-            name = "standard input"
-            try:
+        piped = given is None or os.fspath(given) == "-"
+        name = "standard input" if piped else os.fspath(given)
+        try:
+            if not exists:
+                # no such file yet, but the path may name an input once the missing directories it
+                # passes through are made (`sub/../IN.conllu`): the paths as resolved
+                same = not piped and os.path.realpath(name) == os.path.realpath(out)
+            elif piped:
                 same = os.path.samestat(os.fstat(0), os.stat(out))
-            except (OSError, ValueError):
-                same = False
-        else:
-            name = os.fspath(given)
-            try:
+            else:
                 same = os.path.samefile(name, out)
-            except OSError:  # the input is missing: reading it will say so
-                same = False
+        except (OSError, ValueError):  # a missing input: reading it will say so
+            same = False
         if same:
             raise UsageError(f"{option} {out} is the input file {name}: writing it would replace the input; "
                              "choose another output file")

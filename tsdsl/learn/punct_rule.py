@@ -17,6 +17,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Optional, Sequence
 
+EMPTY = "_"  # a value not given (tsdsl.learn.tagger.EMPTY, which imports this module)
 MIN_WORDS = 20
 MIN_SHARE = 0.99
 PUNCT = "PUNCT"
@@ -31,7 +32,7 @@ def learn_rule(forms: Sequence[str], upos: Optional[Sequence[str]], lemmas: Opti
     """The rule the training words support (``{"upos": "PUNCT", "lemma_is_form": bool}``), or None."""
     if upos is None:
         return None
-    picked = [k for k, f in enumerate(forms) if punctuation_only(f) and upos[k] != "_"]
+    picked = [k for k, f in enumerate(forms) if punctuation_only(f) and upos[k] != EMPTY]
     if len(picked) < MIN_WORDS or sum(upos[k] == PUNCT for k in picked) < MIN_SHARE * len(picked):
         return None
     same = lemmas is not None and sum(lemmas[k] == forms[k] for k in picked) >= MIN_SHARE * len(picked)
