@@ -108,6 +108,7 @@ class CoverageReport:
     kernel_build_seconds: float = 0.0  # building the compiled kernel first (the caller's), not in seconds
     per_sentence: list[SentenceCoverage] = field(default_factory=list)
     compiled: bool = False  # searched by the compiled kernel, with COMPILED_FACTOR times the budget
+    reach_budget: Optional[int] = REACH_BUDGET  # the exact-loss search's per sentence for the arcs reached
 
     @property
     def nps_share(self) -> Optional[float]:
@@ -171,7 +172,9 @@ class CoverageReport:
         if self.reached_share is not None:
             arcs += f" ({pct(self.reached_share)} of decided)"
         if self.nonprojective_arcs_undecided:
-            arcs += f", undecided {self.nonprojective_arcs_undecided}"
+            arcs += (f", not counted {self.nonprojective_arcs_undecided} (in sentences not derivable: their best "
+                     f"derivation was not found within --reach-budget {self.reach_budget} configurations; "
+                     "raise it to count them, 0 to skip)")
         lines.append(arcs)
         build = f" (+ {self.kernel_build_seconds:.2f} s kernel build)" if self.kernel_build_seconds else ""
         lines.append(f"time:                 {self.seconds:.2f} s{build}")
@@ -224,6 +227,7 @@ def coverage(system: ir.System, sentences: Iterable, *, budget: Optional[int] = 
     if compiled is not None and system.multihead:
         compiled = None
     report.compiled = compiled is not None
+    report.reach_budget = budget if reach_budget is None else reach_budget
     start = time.perf_counter()
     for index, item in enumerate(sentences):
         heads, line, sent_id = _gold_of(item)
