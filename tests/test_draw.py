@@ -201,6 +201,31 @@ def test_bad_conllu_names_file_and_line(tmp_path, capsys):
     assert code == 1 and f"{bad}:2:" in err and not out.exists()
 
 
+def test_a_broken_parse_is_drawn_and_said_to_be_broken(tmp_path, capsys):
+    """A parser's output with a cycle, a self-loop or a head outside the sentence is drawn as
+    it is (that is when a picture helps most), each such sentence named on stderr with its
+    line and marked on the page; a gold file must still hold trees."""
+    word = "{}\t{}\t_\tX\t_\t_\t{}\tdep\t_\t_\n"
+    broken = tmp_path / "broken.conllu"
+    broken.write_text(word.format(1, "a", 2) + word.format(2, "b", 1) + "\n"      # a cycle, no root
+                      + word.format(1, "a", 1) + word.format(2, "b", 0) + "\n"    # a self-loop
+                      + word.format(1, "a", 7) + word.format(2, "b", 0) + "\n"    # a head outside
+                      + word.format(1, "a", 2) + word.format(2, "b", 0) + "\n",   # a tree
+                      encoding="utf-8")
+    for suffix in (".html", ".svg"):
+        out = tmp_path / f"x{suffix}"
+        code, stdout, err = run(capsys, "draw", str(broken), "-o", str(out))
+        assert code == 0 and "4 sentences" in stdout and "3 not trees" in stdout
+        assert f"{broken}:1: sentence 1 is not a tree (a cycle through word 1; no word is attached to the root)" in err
+        assert f"{broken}:4: sentence 2 is not a tree (word 1 is its own head)" in err
+        assert f"{broken}:7: sentence 3 is not a tree (word 1's head 7 is outside the sentence" in err
+        assert "sentence 4" not in err
+        page = out.read_text(encoding="utf-8")
+        assert page.count("not a tree: ") == 3
+    code, _, err = run(capsys, "draw", str(SAMPLE), str(broken), "-o", str(tmp_path / "g.html"))
+    assert code == 1 and f"{broken}:1:" in err
+
+
 def test_gold_of_another_shape_is_refused(tmp_path, capsys):
     short = tmp_path / "short.conllu"
     blocks = SAMPLE.read_text(encoding="utf-8").split("\n\n")

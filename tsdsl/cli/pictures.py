@@ -45,9 +45,16 @@ class Draw(Command):
         if kind not in (".html", ".htm", ".svg"):
             raise UsageError(f"-o {args.output}: the output must end in .html or .svg")
         ranges = parse_ranges(args.sentences) if args.sentences else None
-        sentences = read_conllu(args.file, require_heads=False, allow_multiple_roots=True)
+        # a parser's broken output (a cycle, a head out of range) is drawn as it is, and said to be
+        # broken: that is when a picture helps most; the gold trees must be trees
+        sentences = read_conllu(args.file, require_heads=False, allow_multiple_roots=True, check_trees=False)
         gold = read_conllu(args.gold, allow_multiple_roots=True) if args.gold else None
         drawn, chosen = draw_sentences(sentences, gold, ranges, args.limit or None, deps=args.deps)
+        for d in drawn:
+            if d.problems:
+                s = sentences[d.number - 1]
+                print(f"{args.file}:{s.line}: sentence {d.number} is not a tree ({'; '.join(d.problems)}): "
+                      "drawn as it is", file=sys.stderr)
         if not drawn:
             raise UsageError(f"{args.file}: no sentence to draw ({len(sentences)} in the file"
                              + (f", none in --sentences {args.sentences})" if ranges else ")"))

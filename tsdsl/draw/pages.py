@@ -22,6 +22,7 @@ from ..errors import UsageError
 from ..treebank.conllu import Sentence
 from ..treebank.enhanced import enhanced_arcs
 from ..treebank.evaluate import check_aligned
+from ..treebank.trees import cycle_word
 from .arcs import Arc, Diagram, Token, crossing_pairs
 from .svg import esc, fmt, html_page, svg_document, text_width
 
@@ -47,6 +48,7 @@ class Drawn:
     wrong_labels: int
     missing: int = 0  # --deps: gold arcs the file lacks
     graph: bool = False  # drawn from DEPS (--deps)
+    problems: tuple[str, ...] = ()  # why the tree is not a tree (a parser's broken output is drawn as it is)
 
 
 def counted(n: int, noun: str) -> str:
@@ -65,6 +67,9 @@ def summary(drawn: Sequence[Drawn], *, with_gold: bool) -> str:
     elif with_gold:
         text += (f", {counted(sum(d.wrong_heads for d in drawn), 'wrong head')}, "
                  f"{counted(sum(d.wrong_labels for d in drawn), 'wrong label')}")
+    broken = sum(1 for d in drawn if d.problems)
+    if broken:
+        text += f", {broken} not {'a tree' if broken == 1 else 'trees'}"
     return text
 
 
@@ -141,7 +146,27 @@ def draw_sentence(sentence: Sentence, number: int, gold: Optional[Sentence] = No
     body, width, height = Diagram(tokens, arcs, below).render()
     heading = f"{number}" + (f" · {sentence.sent_id}" if sentence.sent_id else "")
     return Drawn(number, heading, sentence.text, body, width, height, len(arcs), len(crossing), wrong_heads,
-                 wrong_labels)
+                 wrong_labels, problems=not_a_tree(heads))
+
+
+def not_a_tree(heads: Sequence[Optional[int]]) -> tuple[str, ...]:
+    """Why the heads (HEAD ``_`` is None) do not make a tree, in words; () for a tree. A
+    sentence with several words on the root counts as a tree here, as ``draw`` reads it."""
+    n = len(heads)
+    out = []
+    outside = [(d, h) for d, h in enumerate(heads, 1) if h is not None and not 0 <= h <= n]
+    out += [f"word {d}'s head {h} is outside the sentence (not drawn)" for d, h in outside[:3]]
+    if len(outside) > 3:
+        out.append(f"{len(outside) - 3} more heads outside the sentence")
+    loops = [d for d, h in enumerate(heads, 1) if h == d]
+    out += [f"word {d} is its own head" for d in loops[:3]]
+    kept = [h if h is not None and 0 <= h <= n and h != d else None for d, h in enumerate(heads, 1)]
+    cycle = cycle_word(kept)
+    if cycle is not None:
+        out.append(f"a cycle through word {cycle}")
+    if heads and not any(h == 0 for h in heads):
+        out.append("no word is attached to the root")
+    return tuple(out)
 
 
 def _id_key(node: str) -> tuple[int, int]:
@@ -281,7 +306,8 @@ def render_svg(drawn: Sequence[Drawn], *, with_gold: bool) -> str:
     legend, width = _legend_svg(with_gold, any(d.graph for d in drawn))
     parts, y = [legend], 34.0
     for d in drawn:
-        caption = d.heading + (f": {d.text}" if d.text else "")
+        caption = d.heading + (f": {d.text}" if d.text else "") + (
+            f" [not a tree: {'; '.join(d.problems)}]" if d.problems else "")
         parts.append(f'<text class="caption" x="8" y="{fmt(y + 14)}">{esc(caption)}</text>')
         parts.append(f'<g class="sentence" data-sentence="{d.number}" transform="translate(0,{fmt(y + 20)})">'
                      f"{d.body}</g>")
@@ -297,6 +323,8 @@ def render_html(drawn: Sequence[Drawn], *, title: str, with_gold: bool, note: st
     for d in drawn:
         stats = summary([d], with_gold=with_gold).split(", ", 1)[1]
         text = f'<p class="text">{esc(d.text)}</p>' if d.text else ""
+        if d.problems:
+            text += f'<p class="problem">not a tree: {esc("; ".join(d.problems))}</p>'
         sections.append(f'<section id="s{d.number}"><h2>{esc(d.heading)} <small>{esc(stats)}</small></h2>{text}'
                         f'<div class="scroll">{svg_document(d.body, d.width, d.height, markers=False)}</div>'
                         f"</section>")

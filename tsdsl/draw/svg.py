@@ -103,6 +103,7 @@ body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 1.5em; 
 h1 { font-size: 1.3em; } h2 { font-size: 1.05em; margin: 1.2em 0 0.2em; }
 h2 small { font-weight: normal; color: #777; margin-left: 1em; }
 p.text { margin: 0.2em 0 0.4em; color: #333; }
+p.problem { margin: 0.2em 0 0.4em; color: #b00020; font-weight: 600; }
 div.scroll { overflow-x: auto; }
 section { border-top: 1px solid #ddd; }
 .action { background: #ffe066; border-radius: 4px; padding: 1px 6px; font-family: monospace; font-size: 1.05em; }
