@@ -141,6 +141,11 @@ class Trace(Command):
         else:
             tree = it.output(final)
             last = "heads: " + " ".join("_" if h is None else str(h) for h in tree.heads)
+            if any(lab is not None for lab in tree.labels):
+                last += "\nlabels: " + " ".join("_" if lab is None else lab for lab in tree.labels)
+            added = _finally_arcs(final, tree, words)
+            if added:
+                last += f"\nfinally (the spec's end rule): {', '.join(added)}"
         print(last)
         _write_html(args, system, steps, words, final.root, it.is_terminal(final), last)
         return 0
@@ -152,6 +157,19 @@ GOLD_BUDGET = 200_000
 INF_LEGEND = ("cost inf: no terminal configuration can be reached after that action "
               "(a dead end: no tree can be finished)")
 """The line under a ``trace --costs`` table that has an infinite cost."""
+
+
+def _finally_arcs(c, tree, words) -> list[str]:
+    """The arcs the spec's end rule (``finally attach headless to root``, say) added to the
+    output of terminal configuration ``c``: they are in no step of the table."""
+    if c.multi is not None:
+        return []
+    out = []
+    for d, (h, lab) in enumerate(zip(tree.heads, tree.labels), 1):
+        if h is not None and c.heads[d] < 0:
+            head = "root" if h == 0 else words[h - 1]
+            out.append(f"{head} {'-' + lab + '-> ' if lab else '-> '}{words[d - 1]}")
+    return out
 
 
 def _trace_gold(args, system, it) -> int:
