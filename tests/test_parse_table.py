@@ -250,3 +250,28 @@ def test_finished_heads_is_the_end_of_parse_rule(spec, sentences):
         system.finish(hs, ls)
         want += [-1 if h is None or h < 0 else h for h in hs]
     assert got == want
+
+
+def test_parsing_pauses_the_cycle_collector_and_restores_it(toy_model):
+    """parse_sentences turns Python's cycle collector off for the batch and back to what it was,
+    also when it fails."""
+    import gc
+
+    from tsdsl.learn.parser import cyclic_gc_paused
+
+    parser = load_parser(toy_model)
+    sentences = read_conllu(TOY_DEV)[:3]
+    assert gc.isenabled()
+    parser.parse_sentences(sentences)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parser.parse_sentences(sentences)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(RuntimeError):
+        with cyclic_gc_paused():
+            assert not gc.isenabled()
+            raise RuntimeError("inside")
+    assert gc.isenabled()
