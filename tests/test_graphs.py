@@ -21,7 +21,7 @@ from tsdsl.kernels import compile_system
 from tsdsl.kernels.graphs import crossing_arcs, derive_graphs, graph_obstacle
 from tsdsl.lang import load_system
 from tsdsl.treebank.conllu import ConlluError, parse_conllu, read_conllu
-from tsdsl.treebank.enhanced import (basic_label, graph_of, graphs_of, score_graphs, universal_steps, valid_graph,
+from tsdsl.treebank.enhanced import (basic_label, enhanced_arcs, graph_of, graphs_of, score_graphs, universal_steps, valid_graph,
                                      with_graph)
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -97,23 +97,84 @@ def test_chained_empty_nodes_collapse():
     ("5.2:nsubj", "not an empty node of this sentence"),
     ("x:nsubj", "is not a word ID"),
     ("2:", "is not HEAD:LABEL"),
+    ("2:obj|2:obj", "'2:obj' is given twice"),
+    ("0:obj", "root on head 0 and on no other"),
+    ("2:root", "root on head 0 and on no other"),
+    ("2:obj:", "malformed (an empty part"),
+    ("2::obj", "malformed (an empty part"),
+    ("2:obj x", "white space"),
+    ("3:obj", "3 is its own head"),
 ])
 def test_malformed_deps_name_file_and_line(deps, message):
     text = GAPPING.replace("2:obj", deps)
     (s,) = parse_conllu(text, file="in.conllu")
-    with pytest.raises(ConlluError) as err:
-        graph_of(s)
-    assert str(err.value).startswith("in.conllu:4: ") and message in str(err.value)
+    for read in (graph_of, enhanced_arcs):     # training, scoring; drawing
+        with pytest.raises(ConlluError) as err:
+            read(s)
+        assert str(err.value).startswith("in.conllu:4: ") and message in str(err.value)
+
+
+def test_deps_items_in_any_order_are_read():
+    """UD wants DEPS sorted by head; tsdsl writes them sorted and reads them in any order."""
+    (s,) = parse_conllu(GAPPING.replace("2:obj", "2:obj|1:nmod"))
+    (t,) = parse_conllu(GAPPING.replace("2:obj", "1:nmod|2:obj"))
+    assert graph_of(s)[2] == graph_of(t)[2] == ((1, "nmod"), (2, "obj"))
+
+
+@pytest.mark.parametrize("old, new, where", [
+    ("2:obj", "_", "in.conllu:4: word 3 has DEPS _"),
+    ("2:conj:and", "_", "in.conllu:7: empty node 5.1 has DEPS _"),
+    ("5.1:obj", "_", "in.conllu:8: word 6 has DEPS _"),
+])
+def test_a_node_without_deps_in_an_annotated_sentence_is_refused(old, new, where):
+    """UD gives every word and empty node DEPS once a sentence has enhanced dependencies: one
+    left at _ would lose its gold arcs silently (training searched in vain, eval counted fewer
+    gold arcs)."""
+    (s,) = parse_conllu(GAPPING.replace(old, new), file="in.conllu")
+    for read in (graph_of, enhanced_arcs):
+        with pytest.raises(ConlluError, match=re.escape(where) + " while its sentence has enhanced dependencies"):
+            read(s)
+
+
+def test_a_sentence_without_deps_is_read_as_no_graph():
+    rows = [l.split("\t") for l in GAPPING.rstrip("\n").split("\n")]
+    text = "\n".join("\t".join(r[:8] + ["_"] + r[9:]) if len(r) == 10 else r[0] for r in rows) + "\n\n"
+    (s,) = parse_conllu(text)
+    assert graph_of(s) == ((),) * 6 and enhanced_arcs(s)[1] == []
+    only_empty = text.replace("5.1\twon\twin\tVERB\t_\t_\t_\t_\t_", "5.1\twon\twin\tVERB\t_\t_\t_\t_\t2:conj")
+    assert only_empty != text
+    with pytest.raises(ConlluError, match=r"<string>:2: word 1 has DEPS _"):
+        graph_of(parse_conllu(only_empty)[0])
+
+
+def test_eval_and_train_refuse_a_node_without_deps(tmp_path):
+    """The whole path: a file:line message, no traceback, no model written."""
+    bad = tmp_path / "bad.conllu"
+    bad.write_text(TRAIN.read_text().replace("\t0:root\t", "\t_\t", 1))
+    line = next(k for k, l in enumerate(bad.read_text().split("\n"), 1) if l.count("\t") == 9 and l.split("\t")[8] == "_")
+    code, _, err = cli("eval", bad, bad)
+    assert code == 1 and f"{bad}:{line}: word " in err and "Traceback" not in err, err
+    code, _, err = cli("train", "dag", "--train", bad, "--out", tmp_path / "m", "--epochs", "1", "--no-tagger")
+    assert code == 1 and f"{bad}:{line}: word " in err and "Traceback" not in err, err
+    assert not (tmp_path / "m").exists()
 
 
 def test_cycle_of_empty_nodes_is_an_error():
-    text = GAPPING.replace("2:conj:and\tCopyOf", "5.1:conj\tCopyOf")
+    text = GAPPING.replace("2:conj:and\tCopyOf=2", "5.2:conj\tCopyOf=2\n5.2\twon\twin\tVERB\t_\t_\t_\t_\t5.1:conj\t_")
     (s,) = parse_conllu(text, file="in.conllu")
     with pytest.raises(ConlluError, match=r"in.conllu:7: empty node 5.1 is on a cycle"):
         graph_of(s)
 
 
-@given(labeled_graphs())
+def valid_ud(graph: tuple[int, set]) -> tuple[int, set]:
+    """A :func:`labeled_graphs` graph as UD allows DEPS: an arc from 0 labeled ``root``, and a
+    word without a head hung from 0 (so that every word has DEPS)."""
+    n, arcs = graph
+    arcs = {(h, d, "root" if h == 0 else l) for h, d, l in arcs}
+    return n, arcs | {(0, d, "root") for d in range(1, n + 1) if all(dd != d for _, dd, _ in arcs)}
+
+
+@given(labeled_graphs().map(valid_ud))
 def test_with_graph_round_trip(graph):
     n, arcs = graph
     words = "\n".join(f"{k}\tw{k}\tw\tX\t_\t_\t{0 if k == 1 else 1}\tdep\t_\tM{k}" for k in range(1, n + 1))
@@ -128,7 +189,8 @@ def test_with_graph_round_trip(graph):
     assert list(back.heads) == heads
 
 
-@given(labeled_graphs(labels=("nsubj", "obl:in", "conj>obl", "conj:and>nsubj", "conj:and>obj", "conj>xcomp>obj")))
+@given(labeled_graphs(labels=("nsubj", "obl:in", "conj>obl", "conj:and>nsubj", "conj:and>obj", "conj>xcomp>obj"))
+       .map(valid_ud))
 def test_collapsed_paths_are_written_as_empty_nodes(graph):
     """A graph's ``>`` labels (collapsed empty nodes) are written back as empty nodes, so that
     no enhanced label holds ``>`` (UD rejects it) and reading the output collapses it back to

@@ -53,9 +53,9 @@ class Train(Command):
         sp.add_argument("--features", metavar="FILE.yaml", help="feature templates (default: the family's set, "
                                                                 "described in docs/features.md in the source repository)")
         sp.add_argument("--seed", type=at_least(0), default=1, help="random seed: everything random in training draws from it (default 1)")
-        sp.add_argument("--nonproj", choices=("lift", "skip"), default="lift",
+        sp.add_argument("--nonproj", choices=("lift", "skip"), default=None,
                         help="projective systems on non-projective trees: pseudo-projective lifting (default) "
-                             "or skip the sentence")
+                             "or skip the sentence (refused for multihead specs, which train on graphs)")
         sp.add_argument("--hash-bits", type=at_least(12, maximum=26), default=19, help="feature hash table of 2**N rows (default 19)")
         sp.add_argument("--precision", choices=("float32", "float16", "int16", "int8"), default="float16",
                         help="how the saved weights are stored (default float16; int16/int8: per-output scale)")
@@ -92,7 +92,8 @@ class Train(Command):
 
         options = TrainOptions(epochs=args.epochs, patience=args.patience, oracle=args.oracle, explore=args.explore,
                                explore_after=args.explore_after, beam=args.beam, features=args.features,
-                               seed=args.seed, nonproj=args.nonproj, hash_bits=args.hash_bits, loss=args.loss,
+                               seed=args.seed, nonproj=args.nonproj or "lift", nonproj_given=args.nonproj is not None,
+                               hash_bits=args.hash_bits, loss=args.loss,
                                overrides=parse_overrides(args.set), force_oracle=args.force_oracle,
                                repair=not args.no_repair, repair_max_n=args.repair_max_n,
                                precision=args.precision, prune=args.prune, force=args.force,
