@@ -594,6 +594,45 @@ def test_training_without_deps_is_refused(tmp_path, monkeypatch):
     assert not (tmp_path / "m").exists()
 
 
+@pytest.mark.parametrize("flag", [("--search-follow", "model"), ("--nonproj", "skip"), ("--nonproj", "lift"),
+                                  ("--loss", "foo"), ("--beam", "2"), ("--oracle", "dynamic")])
+def test_options_a_multihead_spec_does_not_use_are_refused(flag, tmp_path, monkeypatch):
+    """Refused before any work, as --beam and --oracle dynamic are, not recorded in model.json
+    as if they had been used (--search-follow model trained the canonical derivations)."""
+    train_module = importlib.import_module("tsdsl.learn.train")
+    monkeypatch.setattr(train_module, "compile_system", no_build)
+    code, _, err = cli("train", "dag", "--train", TRAIN, "--out", tmp_path / "m", "--epochs", "1", *flag)
+    want = {"--search-follow": "(--search-follow canonical), not model", "--nonproj": "leave out --nonproj",
+            "--loss": "declares no oracle, so there is no loss to choose", "--beam": "(--beam 1)",
+            "--oracle": "not dynamic"}[flag[0]]
+    assert code == 2 and want in err and "dag.ts" in err and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "m").exists()
+
+
+def no_build(*args, **kwargs):
+    raise AssertionError("training work started before the files and options were checked")
+
+
+@pytest.mark.parametrize("which", ["--train", "--dev"])
+def test_malformed_deps_are_reported_before_any_work(which, tmp_path, monkeypatch):
+    """A DEPS error in either file stops training before the tagger, the kernel build and the
+    search (minutes on a full treebank), with its file and line."""
+    train_module = importlib.import_module("tsdsl.learn.train")
+    graphs_module = importlib.import_module("tsdsl.learn.graphs")
+    monkeypatch.setattr(train_module, "compile_system", no_build)
+    monkeypatch.setattr(graphs_module, "train_tagger", no_build)
+    bad = tmp_path / "bad.conllu"
+    lines = (TRAIN if which == "--train" else DEV).read_text().split("\n")
+    k = max(k for k, l in enumerate(lines) if l.count("\t") == 9 and l.split("\t")[8] not in ("_", "0:root"))
+    f = lines[k].split("\t")
+    lines[k] = "\t".join(f[:8] + [f[8] + "|bad"] + f[9:])
+    bad.write_text("\n".join(lines))
+    files = {"--train": TRAIN, "--dev": DEV, which: bad}
+    code, _, err = cli("train", "dag", "--train", files["--train"], "--dev", files["--dev"], "--out", tmp_path / "m")
+    assert code == 1 and f"{bad}:{k + 1}: DEPS item 'bad' is not HEAD:LABEL" in err and "Traceback" not in err, err
+    assert not (tmp_path / "m").exists()
+
+
 def test_train_without_dev_keeps_the_last_epoch(tmp_path):
     code, out, err = cli("train", "dag", "--train", TRAIN, "--out", tmp_path / "m", "--epochs", "2", "--hash-bits",
                          "12", "--quiet")
