@@ -10,11 +10,14 @@ from .base import Command, at_least, number_in, parse_overrides, spec_argument, 
 
 class Train(Command):
     name = "train"
-    help = "train a parser for a spec on a CoNLL-U treebank"
+    help = "train a parser for a spec on a CoNLL-U treebank (a multihead spec: on its enhanced dependencies, DEPS)"
 
     def configure(self, sp) -> None:
         spec_argument(sp)
-        sp.add_argument("--train", required=True, metavar="FILE.conllu", help="the training treebank")
+        sp.add_argument("--train", required=True, metavar="FILE.conllu",
+                        help="the training treebank (multihead specs, such as dag, train on its DEPS column: the "
+                             "enhanced graphs, empty nodes collapsed; words with DEPS _ in a sentence that has "
+                             "DEPS are refused)")
         sp.add_argument("--dev", metavar="FILE.conllu", help="development set: scored after every epoch; the best "
                                                              "epoch is kept (default: none, the last epoch is kept)")
         sp.add_argument("--out", required=True, metavar="DIR", help="model directory to write (written whole, "
@@ -236,6 +239,9 @@ class Parse(Command):
                 msg += f"; tagged {stats.tagged_words} words in {stats.tagged_sentences} sentences"
             if parser.ignored:  # the training file had none of them: neither read nor predicted
                 msg += f"; the model ignores {', '.join(c.upper() for c in parser.ignored)} (absent from its training file)"
+            if stats.dropped_empty_nodes:   # the graph is predicted over the words (docs/learning.md)
+                msg += f"; dropped the input's {stats.dropped_empty_nodes} empty nodes (the predicted graph is " \
+                       "over the words; its collapsed paths are written as new empty nodes)"
             if stats.repaired_words:
                 msg += f"; tree fallback re-attached {stats.repaired_words} words in {stats.repaired_sentences} sentences"
             if stats.stuck:

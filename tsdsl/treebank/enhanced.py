@@ -30,7 +30,7 @@ from typing import Iterable, Optional, Sequence
 from .conllu import ConlluError, Sentence, Word, _content
 from .evaluate import check_aligned
 
-__all__ = ["EmptyNode", "Graph", "GraphScores", "basic_label", "enhanced_arcs", "expanded_deps", "graph_of",
+__all__ = ["EmptyNode", "Graph", "GraphScores", "basic_label", "empty_node_count", "enhanced_arcs", "expanded_deps", "graph_of",
            "graphs_of", "has_deps", "score_graphs", "universal_steps", "valid_graph", "with_graph", "DEPS_COL", "UD_RELATIONS"]
 
 DEPS_COL = 8
@@ -104,6 +104,11 @@ def _check_complete(s: Sentence, empties: dict[str, tuple[int, str]]) -> None:
         line, node, kind, _ = min(x for x in nodes if x[3] == "_")
         raise ConlluError(s.file, line, f"{kind} {node} has DEPS _ while its sentence has enhanced dependencies "
                                         "(UD gives every word and empty node of such a sentence DEPS)")
+
+
+def empty_node_count(s: Sentence) -> int:
+    """How many empty-node lines (``8.1``) the sentence has (those :func:`with_graph` drops)."""
+    return len(_empty_node_lines(s))
 
 
 def _empty_node_lines(s: Sentence) -> dict[str, tuple[int, tuple[str, ...]]]:
