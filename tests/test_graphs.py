@@ -492,6 +492,22 @@ def test_parse_writes_graphs_and_a_tree(model, tmp_path):
     assert re.search(rf"^ELAS: +{100 * sc.elas:.2f} ", text, re.M)
 
 
+def test_parse_says_how_many_empty_nodes_of_the_input_it_dropped(model, tmp_path):
+    """The input's empty-node lines are not written (documented): the summary says so, and
+    says nothing when there were none."""
+    out, _ = model
+    given = sum(1 for l in DEV.read_text().split("\n") if re.match(r"[0-9]+\.[0-9]+\t", l))
+    assert given
+    code, _, err = cli("parse", out, DEV, "-o", tmp_path / "p.conllu")
+    assert code == 0 and f"; dropped the input's {given} empty nodes" in err, err
+    rows = [l for l in DEV.read_text().split("\n") if not re.match(r"[0-9]+\.[0-9]+\t", l)]
+    plain = tmp_path / "plain.conllu"
+    plain.write_text("\n".join("\t".join(l.split("\t")[:8] + ["_"] + l.split("\t")[9:]) if l.count("\t") == 9 else l
+                               for l in rows))
+    code, _, err = cli("parse", out, plain, "-o", tmp_path / "q.conllu")
+    assert code == 0 and "empty nodes" not in err, err
+
+
 def test_parser_api_parses_a_graph(model):
     import tsdsl
 
@@ -638,6 +654,42 @@ def test_train_without_dev_keeps_the_last_epoch(tmp_path):
                          "12", "--quiet")
     assert code == 0, err
     assert "best epoch 2 of 2" in out and "graphs without a derivation skipped" in out and "ELAS" not in out
+
+
+def test_coverage_of_trees_hints_at_deps_on_a_file_with_deps(tmp_path):
+    """Without --deps, coverage counts a file's basic trees: for a multihead spec on a file with
+    DEPS, a note on stderr says --deps checks the graphs it trains on (none for a tree spec or
+    a file without DEPS)."""
+    code, out, err = cli("coverage", "dag", TRAIN, "--limit", "5")
+    assert code == 0 and "derivable:" in out and "--deps checks the enhanced graphs dag trains on" in err, err
+    code, _, err = cli("coverage", "arc-eager", TRAIN, "--limit", "5")
+    assert code == 0 and "--deps" not in err, err
+    plain = tmp_path / "plain.conllu"
+    plain.write_text("\n".join("\t".join(l.split("\t")[:8] + ["_"] + l.split("\t")[9:]) if l.count("\t") == 9 else l
+                               for l in TRAIN.read_text().split("\n") if not re.match(r"[0-9]+\.[0-9]+\t", l)))
+    code, _, err = cli("coverage", "dag", plain, "--limit", "5")
+    assert code == 0 and "--deps" not in err, err
+
+
+def test_graph_coverage_rows_have_a_space_before_the_count():
+    from tsdsl.kernels.graphs import GraphCoverage
+
+    text = GraphCoverage("dag", "f.conllu", 10, sentences=3, graphs=3, arcs=9, derivable=1, not_derivable=1,
+                         obstacles={"cycle": 1}).render_text()
+    assert re.search(r"^  no derivation found: +1$", text, re.M) and re.search(r"^  cycle: +1$", text, re.M), text
+    counts = [line.rindex(" ") for line in text.split("\n") if line.startswith("  ")]
+    assert len(set(counts)) == 2   # the long label one column further, the other rows aligned
+
+
+def test_train_help_says_multihead_specs_train_on_deps():
+    texts = []
+    for argv in (["--help"], ["train", "--help"]):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+            main(argv)
+        texts.append(" ".join(out.getvalue().split()))
+    assert "multihead spec: on its enhanced dependencies, DEPS" in texts[0]
+    assert "multihead specs, such as dag, train on its DEPS column" in texts[1]
 
 
 def test_coverage_deps_counts_add_up():
