@@ -21,8 +21,8 @@ from tsdsl.kernels import compile_system
 from tsdsl.kernels.graphs import crossing_arcs, derive_graphs, graph_obstacle
 from tsdsl.lang import load_system
 from tsdsl.treebank.conllu import ConlluError, parse_conllu, read_conllu
-from tsdsl.treebank.enhanced import (basic_label, enhanced_arcs, graph_of, graphs_of, score_graphs, universal_steps, valid_graph,
-                                     with_graph)
+from tsdsl.treebank.enhanced import (basic_label, enhanced_arcs, graph_of, graphs_of, score_graphs, universal_steps,
+                                     valid_graph, with_graph)
 
 DATA = Path(__file__).resolve().parent / "data"
 TRAIN, DEV = DATA / "toy-deps-train.conllu", DATA / "toy-deps-dev.conllu"
@@ -151,7 +151,8 @@ def test_eval_and_train_refuse_a_node_without_deps(tmp_path):
     """The whole path: a file:line message, no traceback, no model written."""
     bad = tmp_path / "bad.conllu"
     bad.write_text(TRAIN.read_text().replace("\t0:root\t", "\t_\t", 1))
-    line = next(k for k, l in enumerate(bad.read_text().split("\n"), 1) if l.count("\t") == 9 and l.split("\t")[8] == "_")
+    line = next(k for k, l in enumerate(bad.read_text().split("\n"), 1)
+                if l.count("\t") == 9 and l.split("\t")[8] == "_")
     code, _, err = cli("eval", bad, bad)
     assert code == 1 and f"{bad}:{line}: word " in err and "Traceback" not in err, err
     code, _, err = cli("train", "dag", "--train", bad, "--out", tmp_path / "m", "--epochs", "1", "--no-tagger")

@@ -100,8 +100,8 @@ def read_graph_data(system, train_file: str, dev_file: Optional[str], options) -
     return train_sents, dev_sents, graphs_of(train_sents), graphs_of(dev_sents)
 
 
-def train_graphs(system, kernel, features, data: tuple[list, list, list, list], train_file: str, dev_file: Optional[str],
-                 out_dir: str, options, max_epochs: tuple[int, int], *,
+def train_graphs(system, kernel, features, data: tuple[list, list, list, list], train_file: str,
+                 dev_file: Optional[str], out_dir: str, options, max_epochs: tuple[int, int], *,
                  progress: Optional[TextIO] = sys.stderr) -> dict:
     """Train a multihead system on the enhanced graphs of ``train_file`` (see the module
     docstring), its sentences and graphs and the development set's already read

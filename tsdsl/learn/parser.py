@@ -29,7 +29,8 @@ from typing import Optional, Sequence, TextIO
 import numpy as np
 
 from ..treebank.conllu import Sentence, writable_label
-from ..treebank.enhanced import Graph, basic_label, empty_node_count, empty_node_line, expanded_deps, valid_graph, with_graph
+from ..treebank.enhanced import (Graph, basic_label, empty_node_count, empty_node_line, expanded_deps, valid_graph,
+                                 with_graph)
 from ..errors import UsageError
 from ..kernels import compile_system
 from ..kernels.graphs import parse_graphs

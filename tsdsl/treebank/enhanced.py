@@ -30,8 +30,8 @@ from typing import Iterable, Optional, Sequence
 from .conllu import ConlluError, Sentence, Word, _content
 from .evaluate import check_aligned
 
-__all__ = ["EmptyNode", "Graph", "GraphScores", "basic_label", "empty_node_count", "enhanced_arcs", "expanded_deps", "graph_of",
-           "graphs_of", "has_deps", "score_graphs", "universal_steps", "valid_graph", "with_graph", "DEPS_COL", "UD_RELATIONS"]
+__all__ = ["EmptyNode", "Graph", "GraphScores", "basic_label", "empty_node_count", "enhanced_arcs", "expanded_deps",
+           "graph_of", "graphs_of", "has_deps", "score_graphs", "universal_steps", "valid_graph", "with_graph", "DEPS_COL", "UD_RELATIONS"]
 
 DEPS_COL = 8
 Graph = tuple[tuple[tuple[int, str], ...], ...]
