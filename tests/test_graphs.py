@@ -21,8 +21,8 @@ from tsdsl.kernels import compile_system
 from tsdsl.kernels.graphs import crossing_arcs, derive_graphs, graph_obstacle
 from tsdsl.lang import load_system
 from tsdsl.treebank.conllu import ConlluError, parse_conllu, read_conllu
-from tsdsl.treebank.enhanced import (basic_label, graph_of, graphs_of, score_graphs, universal_steps, valid_graph,
-                                     with_graph)
+from tsdsl.treebank.enhanced import (basic_label, enhanced_arcs, graph_of, graphs_of, score_graphs, universal_steps,
+                                     valid_graph, with_graph)
 
 DATA = Path(__file__).resolve().parent / "data"
 TRAIN, DEV = DATA / "toy-deps-train.conllu", DATA / "toy-deps-dev.conllu"
@@ -97,23 +97,85 @@ def test_chained_empty_nodes_collapse():
     ("5.2:nsubj", "not an empty node of this sentence"),
     ("x:nsubj", "is not a word ID"),
     ("2:", "is not HEAD:LABEL"),
+    ("2:obj|2:obj", "'2:obj' is given twice"),
+    ("0:obj", "root on head 0 and on no other"),
+    ("2:root", "root on head 0 and on no other"),
+    ("2:obj:", "malformed (an empty part"),
+    ("2::obj", "malformed (an empty part"),
+    ("2:obj x", "white space"),
+    ("3:obj", "3 is its own head"),
 ])
 def test_malformed_deps_name_file_and_line(deps, message):
     text = GAPPING.replace("2:obj", deps)
     (s,) = parse_conllu(text, file="in.conllu")
-    with pytest.raises(ConlluError) as err:
-        graph_of(s)
-    assert str(err.value).startswith("in.conllu:4: ") and message in str(err.value)
+    for read in (graph_of, enhanced_arcs):     # training, scoring; drawing
+        with pytest.raises(ConlluError) as err:
+            read(s)
+        assert str(err.value).startswith("in.conllu:4: ") and message in str(err.value)
+
+
+def test_deps_items_in_any_order_are_read():
+    """UD wants DEPS sorted by head; tsdsl writes them sorted and reads them in any order."""
+    (s,) = parse_conllu(GAPPING.replace("2:obj", "2:obj|1:nmod"))
+    (t,) = parse_conllu(GAPPING.replace("2:obj", "1:nmod|2:obj"))
+    assert graph_of(s)[2] == graph_of(t)[2] == ((1, "nmod"), (2, "obj"))
+
+
+@pytest.mark.parametrize("old, new, where", [
+    ("2:obj", "_", "in.conllu:4: word 3 has DEPS _"),
+    ("2:conj:and", "_", "in.conllu:7: empty node 5.1 has DEPS _"),
+    ("5.1:obj", "_", "in.conllu:8: word 6 has DEPS _"),
+])
+def test_a_node_without_deps_in_an_annotated_sentence_is_refused(old, new, where):
+    """UD gives every word and empty node DEPS once a sentence has enhanced dependencies: one
+    left at _ would lose its gold arcs silently (training searched in vain, eval counted fewer
+    gold arcs)."""
+    (s,) = parse_conllu(GAPPING.replace(old, new), file="in.conllu")
+    for read in (graph_of, enhanced_arcs):
+        with pytest.raises(ConlluError, match=re.escape(where) + " while its sentence has enhanced dependencies"):
+            read(s)
+
+
+def test_a_sentence_without_deps_is_read_as_no_graph():
+    rows = [l.split("\t") for l in GAPPING.rstrip("\n").split("\n")]
+    text = "\n".join("\t".join(r[:8] + ["_"] + r[9:]) if len(r) == 10 else r[0] for r in rows) + "\n\n"
+    (s,) = parse_conllu(text)
+    assert graph_of(s) == ((),) * 6 and enhanced_arcs(s)[1] == []
+    only_empty = text.replace("5.1\twon\twin\tVERB\t_\t_\t_\t_\t_", "5.1\twon\twin\tVERB\t_\t_\t_\t_\t2:conj")
+    assert only_empty != text
+    with pytest.raises(ConlluError, match=r"<string>:2: word 1 has DEPS _"):
+        graph_of(parse_conllu(only_empty)[0])
+
+
+def test_eval_and_train_refuse_a_node_without_deps(tmp_path):
+    """The whole path: a file:line message, no traceback, no model written."""
+    bad = tmp_path / "bad.conllu"
+    bad.write_text(TRAIN.read_text().replace("\t0:root\t", "\t_\t", 1))
+    line = next(k for k, l in enumerate(bad.read_text().split("\n"), 1)
+                if l.count("\t") == 9 and l.split("\t")[8] == "_")
+    code, _, err = cli("eval", bad, bad)
+    assert code == 1 and f"{bad}:{line}: word " in err and "Traceback" not in err, err
+    code, _, err = cli("train", "dag", "--train", bad, "--out", tmp_path / "m", "--epochs", "1", "--no-tagger")
+    assert code == 1 and f"{bad}:{line}: word " in err and "Traceback" not in err, err
+    assert not (tmp_path / "m").exists()
 
 
 def test_cycle_of_empty_nodes_is_an_error():
-    text = GAPPING.replace("2:conj:and\tCopyOf", "5.1:conj\tCopyOf")
+    text = GAPPING.replace("2:conj:and\tCopyOf=2", "5.2:conj\tCopyOf=2\n5.2\twon\twin\tVERB\t_\t_\t_\t_\t5.1:conj\t_")
     (s,) = parse_conllu(text, file="in.conllu")
     with pytest.raises(ConlluError, match=r"in.conllu:7: empty node 5.1 is on a cycle"):
         graph_of(s)
 
 
-@given(labeled_graphs())
+def valid_ud(graph: tuple[int, set]) -> tuple[int, set]:
+    """A :func:`labeled_graphs` graph as UD allows DEPS: an arc from 0 labeled ``root``, and a
+    word without a head hung from 0 (so that every word has DEPS)."""
+    n, arcs = graph
+    arcs = {(h, d, "root" if h == 0 else l) for h, d, l in arcs}
+    return n, arcs | {(0, d, "root") for d in range(1, n + 1) if all(dd != d for _, dd, _ in arcs)}
+
+
+@given(labeled_graphs().map(valid_ud))
 def test_with_graph_round_trip(graph):
     n, arcs = graph
     words = "\n".join(f"{k}\tw{k}\tw\tX\t_\t_\t{0 if k == 1 else 1}\tdep\t_\tM{k}" for k in range(1, n + 1))
@@ -128,7 +190,8 @@ def test_with_graph_round_trip(graph):
     assert list(back.heads) == heads
 
 
-@given(labeled_graphs(labels=("nsubj", "obl:in", "conj>obl", "conj:and>nsubj", "conj:and>obj", "conj>xcomp>obj")))
+@given(labeled_graphs(labels=("nsubj", "obl:in", "conj>obl", "conj:and>nsubj", "conj:and>obj", "conj>xcomp>obj"))
+       .map(valid_ud))
 def test_collapsed_paths_are_written_as_empty_nodes(graph):
     """A graph's ``>`` labels (collapsed empty nodes) are written back as empty nodes, so that
     no enhanced label holds ``>`` (UD rejects it) and reading the output collapses it back to
@@ -430,6 +493,22 @@ def test_parse_writes_graphs_and_a_tree(model, tmp_path):
     assert re.search(rf"^ELAS: +{100 * sc.elas:.2f} ", text, re.M)
 
 
+def test_parse_says_how_many_empty_nodes_of_the_input_it_dropped(model, tmp_path):
+    """The input's empty-node lines are not written (documented): the summary says so, and
+    says nothing when there were none."""
+    out, _ = model
+    given = sum(1 for l in DEV.read_text().split("\n") if re.match(r"[0-9]+\.[0-9]+\t", l))
+    assert given
+    code, _, err = cli("parse", out, DEV, "-o", tmp_path / "p.conllu")
+    assert code == 0 and f"; dropped the input's {given} empty nodes" in err, err
+    rows = [l for l in DEV.read_text().split("\n") if not re.match(r"[0-9]+\.[0-9]+\t", l)]
+    plain = tmp_path / "plain.conllu"
+    plain.write_text("\n".join("\t".join(l.split("\t")[:8] + ["_"] + l.split("\t")[9:]) if l.count("\t") == 9 else l
+                               for l in rows))
+    code, _, err = cli("parse", out, plain, "-o", tmp_path / "q.conllu")
+    assert code == 0 and "empty nodes" not in err, err
+
+
 def test_parser_api_parses_a_graph(model):
     import tsdsl
 
@@ -532,11 +611,86 @@ def test_training_without_deps_is_refused(tmp_path, monkeypatch):
     assert not (tmp_path / "m").exists()
 
 
+@pytest.mark.parametrize("flag", [("--search-follow", "model"), ("--nonproj", "skip"), ("--nonproj", "lift"),
+                                  ("--loss", "foo"), ("--beam", "2"), ("--oracle", "dynamic")])
+def test_options_a_multihead_spec_does_not_use_are_refused(flag, tmp_path, monkeypatch):
+    """Refused before any work, as --beam and --oracle dynamic are, not recorded in model.json
+    as if they had been used (--search-follow model trained the canonical derivations)."""
+    train_module = importlib.import_module("tsdsl.learn.train")
+    monkeypatch.setattr(train_module, "compile_system", no_build)
+    code, _, err = cli("train", "dag", "--train", TRAIN, "--out", tmp_path / "m", "--epochs", "1", *flag)
+    want = {"--search-follow": "(--search-follow canonical), not model", "--nonproj": "leave out --nonproj",
+            "--loss": "declares no oracle, so there is no loss to choose", "--beam": "(--beam 1)",
+            "--oracle": "not dynamic"}[flag[0]]
+    assert code == 2 and want in err and "dag.ts" in err and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "m").exists()
+
+
+def no_build(*args, **kwargs):
+    raise AssertionError("training work started before the files and options were checked")
+
+
+@pytest.mark.parametrize("which", ["--train", "--dev"])
+def test_malformed_deps_are_reported_before_any_work(which, tmp_path, monkeypatch):
+    """A DEPS error in either file stops training before the tagger, the kernel build and the
+    search (minutes on a full treebank), with its file and line."""
+    train_module = importlib.import_module("tsdsl.learn.train")
+    graphs_module = importlib.import_module("tsdsl.learn.graphs")
+    monkeypatch.setattr(train_module, "compile_system", no_build)
+    monkeypatch.setattr(graphs_module, "train_tagger", no_build)
+    bad = tmp_path / "bad.conllu"
+    lines = (TRAIN if which == "--train" else DEV).read_text().split("\n")
+    k = max(k for k, l in enumerate(lines) if l.count("\t") == 9 and l.split("\t")[8] not in ("_", "0:root"))
+    f = lines[k].split("\t")
+    lines[k] = "\t".join(f[:8] + [f[8] + "|bad"] + f[9:])
+    bad.write_text("\n".join(lines))
+    files = {"--train": TRAIN, "--dev": DEV, which: bad}
+    code, _, err = cli("train", "dag", "--train", files["--train"], "--dev", files["--dev"], "--out", tmp_path / "m")
+    assert code == 1 and f"{bad}:{k + 1}: DEPS item 'bad' is not HEAD:LABEL" in err and "Traceback" not in err, err
+    assert not (tmp_path / "m").exists()
+
+
 def test_train_without_dev_keeps_the_last_epoch(tmp_path):
     code, out, err = cli("train", "dag", "--train", TRAIN, "--out", tmp_path / "m", "--epochs", "2", "--hash-bits",
                          "12", "--quiet")
     assert code == 0, err
     assert "best epoch 2 of 2" in out and "graphs without a derivation skipped" in out and "ELAS" not in out
+
+
+def test_coverage_of_trees_hints_at_deps_on_a_file_with_deps(tmp_path):
+    """Without --deps, coverage counts a file's basic trees: for a multihead spec on a file with
+    DEPS, a note on stderr says --deps checks the graphs it trains on (none for a tree spec or
+    a file without DEPS)."""
+    code, out, err = cli("coverage", "dag", TRAIN, "--limit", "5")
+    assert code == 0 and "derivable:" in out and "--deps checks the enhanced graphs dag trains on" in err, err
+    code, _, err = cli("coverage", "arc-eager", TRAIN, "--limit", "5")
+    assert code == 0 and "--deps" not in err, err
+    plain = tmp_path / "plain.conllu"
+    plain.write_text("\n".join("\t".join(l.split("\t")[:8] + ["_"] + l.split("\t")[9:]) if l.count("\t") == 9 else l
+                               for l in TRAIN.read_text().split("\n") if not re.match(r"[0-9]+\.[0-9]+\t", l)))
+    code, _, err = cli("coverage", "dag", plain, "--limit", "5")
+    assert code == 0 and "--deps" not in err, err
+
+
+def test_graph_coverage_rows_have_a_space_before_the_count():
+    from tsdsl.kernels.graphs import GraphCoverage
+
+    text = GraphCoverage("dag", "f.conllu", 10, sentences=3, graphs=3, arcs=9, derivable=1, not_derivable=1,
+                         obstacles={"cycle": 1}).render_text()
+    assert re.search(r"^  no derivation found: +1$", text, re.M) and re.search(r"^  cycle: +1$", text, re.M), text
+    counts = [line.rindex(" ") for line in text.split("\n") if line.startswith("  ")]
+    assert len(set(counts)) == 2   # the long label one column further, the other rows aligned
+
+
+def test_train_help_says_multihead_specs_train_on_deps():
+    texts = []
+    for argv in (["--help"], ["train", "--help"]):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+            main(argv)
+        texts.append(" ".join(out.getvalue().split()))
+    assert "multihead spec: on its enhanced dependencies, DEPS" in texts[0]
+    assert "multihead specs, such as dag, train on its DEPS column" in texts[1]
 
 
 def test_coverage_deps_counts_add_up():

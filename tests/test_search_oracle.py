@@ -135,6 +135,24 @@ def test_a_swap_spec_without_oracle_trains_natively_non_projective(toy):
     assert "without a derivation" not in stdout
 
 
+@pytest.mark.parametrize("spec", ["my-swap.ts", "arc-standard-swap.ts"])
+def test_loss_is_refused_for_a_spec_without_oracle(toy, spec):
+    """A spec that declares no oracle has no loss to choose: --loss (a typo or not) is refused
+    as for a spec with oracles, not recorded in model.json and ignored; the same spec trains
+    with a declared loss name refused by name (arc-eager: ``no oracle loss 'foo'``)."""
+    path = toy / spec if spec.startswith("my-") else REPO_SYSTEMS / spec
+    if spec.startswith("my-"):
+        path.write_text(SWAP_FROM_SCRATCH, encoding="utf-8")
+    code, _, err = cli("train", path, "--train", toy / "train.conllu", "--out", toy / "loss-refused", *FAST,
+                       "--no-tagger", "--loss", "foo")
+    assert_refused(code, err, f"{path}: the spec declares no oracle, so there is no loss to choose (--loss foo)",
+                   "static oracle by search")
+    assert not (toy / "loss-refused").exists()
+    code, _, err = cli("train", REPO_SYSTEMS / "arc-eager.ts", "--train", toy / "train.conllu", "--out",
+                       toy / "loss-refused", *FAST, "--no-tagger", "--loss", "foo")
+    assert_refused(code, err, "no oracle loss 'foo'")
+
+
 def test_a_spec_without_oracle_block_trains_with_no_flag(toy):
     out, meta, _ = _train(toy, SYSTEMS / "arc-standard-slp.ts", "slp-model")
     assert meta["oracle"] == "search" and meta["lifted_arcs"] > 0 and meta["dev_las"] > 0.9

@@ -211,6 +211,12 @@ class Coverage(Command):
                           reach_budget=args.reach_budget)
         report.kernel_build_seconds = build_seconds
         print(json.dumps(report.to_dict(), indent=2) if args.json else report.render_text())
+        if system.multihead:
+            from ..treebank.enhanced import has_deps
+
+            if has_deps(sentences):   # a multihead spec trains on the graphs: the trees are rarely what was meant
+                print(f"note: {args.file} has enhanced dependencies (DEPS); these are its basic trees (HEAD): "
+                      f"--deps checks the enhanced graphs {system.name} trains on", file=sys.stderr)
         return 0
 
 

@@ -10,11 +10,14 @@ from .base import Command, at_least, number_in, parse_overrides, spec_argument, 
 
 class Train(Command):
     name = "train"
-    help = "train a parser for a spec on a CoNLL-U treebank"
+    help = "train a parser for a spec on a CoNLL-U treebank (a multihead spec: on its enhanced dependencies, DEPS)"
 
     def configure(self, sp) -> None:
         spec_argument(sp)
-        sp.add_argument("--train", required=True, metavar="FILE.conllu", help="the training treebank")
+        sp.add_argument("--train", required=True, metavar="FILE.conllu",
+                        help="the training treebank (multihead specs, such as dag, train on its DEPS column: the "
+                             "enhanced graphs, empty nodes collapsed; words with DEPS _ in a sentence that has "
+                             "DEPS are refused)")
         sp.add_argument("--dev", metavar="FILE.conllu", help="development set: scored after every epoch; the best "
                                                              "epoch is kept (default: none, the last epoch is kept)")
         sp.add_argument("--out", required=True, metavar="DIR", help="model directory to write (written whole, "
@@ -53,9 +56,9 @@ class Train(Command):
         sp.add_argument("--features", metavar="FILE.yaml", help="feature templates (default: the family's set, "
                                                                 "described in docs/features.md in the source repository)")
         sp.add_argument("--seed", type=at_least(0), default=1, help="random seed: everything random in training draws from it (default 1)")
-        sp.add_argument("--nonproj", choices=("lift", "skip"), default="lift",
+        sp.add_argument("--nonproj", choices=("lift", "skip"), default=None,
                         help="projective systems on non-projective trees: pseudo-projective lifting (default) "
-                             "or skip the sentence")
+                             "or skip the sentence (refused for multihead specs, which train on graphs)")
         sp.add_argument("--hash-bits", type=at_least(12, maximum=26), default=19, help="feature hash table of 2**N rows (default 19)")
         sp.add_argument("--precision", choices=("float32", "float16", "int16", "int8"), default="float16",
                         help="how the saved weights are stored (default float16; int16/int8: per-output scale)")
@@ -92,7 +95,8 @@ class Train(Command):
 
         options = TrainOptions(epochs=args.epochs, patience=args.patience, oracle=args.oracle, explore=args.explore,
                                explore_after=args.explore_after, beam=args.beam, features=args.features,
-                               seed=args.seed, nonproj=args.nonproj, hash_bits=args.hash_bits, loss=args.loss,
+                               seed=args.seed, nonproj=args.nonproj or "lift", nonproj_given=args.nonproj is not None,
+                               hash_bits=args.hash_bits, loss=args.loss,
                                overrides=parse_overrides(args.set), force_oracle=args.force_oracle,
                                repair=not args.no_repair, repair_max_n=args.repair_max_n,
                                precision=args.precision, prune=args.prune, force=args.force,
@@ -235,6 +239,9 @@ class Parse(Command):
                 msg += f"; tagged {stats.tagged_words} words in {stats.tagged_sentences} sentences"
             if parser.ignored:  # the training file had none of them: neither read nor predicted
                 msg += f"; the model ignores {', '.join(c.upper() for c in parser.ignored)} (absent from its training file)"
+            if stats.dropped_empty_nodes:   # the graph is predicted over the words (docs/learning.md)
+                msg += f"; dropped the input's {stats.dropped_empty_nodes} empty nodes (the predicted graph is " \
+                       "over the words; its collapsed paths are written as new empty nodes)"
             if stats.repaired_words:
                 msg += f"; tree fallback re-attached {stats.repaired_words} words in {stats.repaired_sentences} sentences"
             if stats.stuck:

@@ -164,9 +164,9 @@ class GraphCoverage:
         for reason in REASONS:
             k = (self.obstacles or {}).get(reason, 0)
             if k:
-                rows.append(f"  {reason + ':':<20}{k}")
+                rows.append(f"  {reason + ':':<19} {k}")
         if self.not_derivable:
-            rows.append(f"  {'no derivation found:':<20}{self.not_derivable}")
+            rows.append(f"  {'no derivation found:':<19} {self.not_derivable}")
         rows.append(f"undecided:            {pct(self.over_budget)}" + (f" (over the budget of {self.budget} "
                                                                         "configurations)" if self.over_budget else ""))
         build = f" (+ {self.kernel_build_seconds:.2f} s kernel build)" if self.kernel_build_seconds else ""

@@ -68,15 +68,24 @@ def _arcs(graph: Graph, label_ids: dict[str, int]) -> list[tuple[int, int, int]]
     return [(h, d, label_ids[l]) for d, arcs in enumerate(graph, 1) for h, l in arcs]
 
 
-def read_graph_data(system, train_file: str, dev_file: Optional[str], options) -> tuple[list, list]:
-    """The training and development sentences of a multihead system, checked before its
-    kernel is built: the options it trains with, and a DEPS column in both files."""
+def read_graph_data(system, train_file: str, dev_file: Optional[str], options) -> tuple[list, list, list, list]:
+    """The training and development sentences of a multihead system and their enhanced graphs,
+    read and checked before any work (tagger, kernel build, search): the options it trains
+    with, a DEPS column in both files, and every DEPS value of both files (a malformed one is
+    a ``file:line`` error now, not after minutes of training)."""
+    where = system.source_file
     if options.beam > 1:
-        raise UsageError(f"{system.source_file}: multihead systems train greedily along derivations found by "
-                         "search (--beam 1)")
+        raise UsageError(f"{where}: multihead systems train greedily along derivations found by search (--beam 1)")
     if options.oracle not in ("auto", "search"):
-        raise UsageError(f"{system.source_file}: multihead systems train with the static oracle by search "
+        raise UsageError(f"{where}: multihead systems train with the static oracle by search "
                          f"(--oracle auto or search), not {options.oracle}")
+    if options.search_follow != "canonical":
+        raise UsageError(f"{where}: multihead systems train along the canonical derivation the search finds for "
+                         f"each graph (--search-follow canonical), not {options.search_follow}")
+    if options.nonproj != "lift" or options.nonproj_given:
+        raise UsageError(f"{where}: --nonproj applies to projective tree systems on non-projective trees; a "
+                         "multihead system trains on enhanced graphs, which are never lifted or skipped for "
+                         "crossing arcs (graphs it cannot derive are counted and skipped): leave out --nonproj")
     train_sents = read_conllu(train_file, allow_multiple_roots=True)
     if not train_sents:
         raise UsageError(f"{train_file}: no sentences")
@@ -88,18 +97,19 @@ def read_graph_data(system, train_file: str, dev_file: Optional[str], options) -
     if dev_sents and not has_deps(dev_sents):
         raise UsageError(f"{dev_file}: no enhanced dependencies (DEPS is _ on every word): the development set "
                          "is scored by ELAS")
-    return train_sents, dev_sents
+    return train_sents, dev_sents, graphs_of(train_sents), graphs_of(dev_sents)
 
 
-def train_graphs(system, kernel, features, data: tuple[list, list], train_file: str, dev_file: Optional[str],
-                 out_dir: str, options, max_epochs: tuple[int, int], *,
+def train_graphs(system, kernel, features, data: tuple[list, list, list, list], train_file: str,
+                 dev_file: Optional[str], out_dir: str, options, max_epochs: tuple[int, int], *,
                  progress: Optional[TextIO] = sys.stderr) -> dict:
     """Train a multihead system on the enhanced graphs of ``train_file`` (see the module
-    docstring), its sentences and the development set's already read (:func:`read_graph_data`).
+    docstring), its sentences and graphs and the development set's already read
+    (``data``, from :func:`read_graph_data`).
     ``max_epochs``: epochs at most with and without a development set, unless
     ``options.epochs``.  Returns the fields of :class:`tsdsl.learn.train.TrainResult`."""
     t_start = time.perf_counter()
-    train_sents, dev_sents = data
+    train_sents, dev_sents, all_graphs, dev_graphs = data
     gold_columns = [columns_of(s) for s in train_sents]
     dev_columns = [columns_of(s) for s in dev_sents]
     absent = absent_columns(features, gold_columns)
@@ -111,7 +121,6 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
     parser_tags, train_columns, dev_columns = parser_training_tags(options.parser_tags, gold_columns, dev_columns,
                                                                    tagger, seed=options.seed, progress=progress,
                                                                    given=options.parser_tags_given)
-    all_graphs = graphs_of(train_sents)
     with_arcs = [k for k, g in enumerate(all_graphs) if any(g)]
     no_deps = len(train_sents) - len(with_arcs)
     graphs, reduced = reduce_labels([all_graphs[k] for k in with_arcs])
@@ -136,8 +145,7 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
             + (f", {searched.over_budget} over the search budget" if searched.over_budget else "")
             + (f"; {no_deps} sentences without DEPS skipped" if no_deps else "")
             + (f"; {reduced} rare labels reduced to universal steps" if reduced else ""))
-    if progress is not None:
-        # graphs train along the canonical derivations (--search-follow does not apply)
+    if progress is not None:   # along the canonical derivations (read_graph_data refuses --search-follow model)
         progress.write(f"training: {training_mode('search', options, 0, follow='canonical')}\n{note}\n")
 
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
@@ -158,7 +166,6 @@ def train_graphs(system, kernel, features, data: tuple[list, list], train_file: 
                   root_label=ROOT_LABEL, hash_bits=options.hash_bits, outputs=outputs.names,
                   weights=engine.W, meta=meta, precision=options.precision, prune=options.prune,
                   tagger=tagger)
-    dev_graphs = graphs_of(dev_sents)
     rng = np.random.default_rng(options.seed)
     best = BestEpoch(options.patience)
 

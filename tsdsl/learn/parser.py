@@ -31,7 +31,8 @@ from typing import Optional, Sequence, TextIO
 import numpy as np
 
 from ..treebank.conllu import Sentence, writable_label
-from ..treebank.enhanced import Graph, basic_label, empty_node_line, expanded_deps, valid_graph, with_graph
+from ..treebank.enhanced import (Graph, basic_label, empty_node_count, empty_node_line, expanded_deps, valid_graph,
+                                 with_graph)
 from ..errors import UsageError
 from ..kernels import compile_system
 from ..kernels.graphs import parse_graphs
@@ -84,6 +85,7 @@ class ParseStats:
     missing_columns: list = field(default_factory=list)  # read by the parser, empty everywhere, not tagged
     nonmonotonic: list = field(default_factory=list)  # (sentence, word, overwritten head)
     unknown_upos: Optional[UnknownTags] = None  # given UPOS values the model never saw (see known_tags)
+    dropped_empty_nodes: int = 0   # multihead models: the input's empty-node lines, not written
 
     @property
     def words_per_second(self) -> float:
@@ -617,6 +619,7 @@ class GraphParser(_TagColumns):
         stats.missing_columns = self.missing_columns(columns)
         stats.unknown_upos = unknown_upos(columns, predicted, self.known_upos, [(s.file, s.line) for s in sentences])
         count_tagged(stats, predicted)
+        stats.dropped_empty_nodes = sum(map(empty_node_count, sentences))
         out = []
         for s, c, p, (g, h, l) in zip(sentences, columns, predicted, pred):
             if p:

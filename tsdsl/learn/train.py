@@ -98,6 +98,7 @@ class TrainOptions:
     features: Optional[str] = None   # YAML file; None: the family default
     seed: int = 1
     nonproj: str = "lift"            # "lift" | "skip" (projective systems only)
+    nonproj_given: bool = False      # nonproj was chosen (--nonproj), not left at its default
     hash_bits: int = 19
     precision: str = DEFAULT_PRECISION    # how the weights are stored (see tsdsl.learn.weights)
     prune: float = 0.0                    # drop stored weights with |w| below this
@@ -250,6 +251,15 @@ def _loss_index(kernel, name: Optional[str]) -> int:
             return k
     known = ", ".join(f"{o}/{l}" for o, l in kernel.gen.losses)
     raise UsageError(f"{kernel.system.source_file}: no oracle loss {name!r}; declared: {known}")
+
+
+def no_loss_message(spec_file: str, loss: str, multihead: bool) -> str:
+    """Why ``--loss`` is refused for a spec with no oracle (declared or derived): there is no
+    loss to choose, and how training finds its oracle instead."""
+    how = ("along the canonical derivation of each enhanced graph, found by search" if multihead else
+           "along derivations of the training trees found by search (--search-follow chooses which)")
+    return (f"{spec_file}: the spec declares no oracle, so there is no loss to choose (--loss {loss}); training "
+            f"follows the static oracle by search instead, {how}: leave out --loss")
 
 
 def default_loss(kernel) -> int:
@@ -441,6 +451,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     system = derived.system
     if derived.note and progress is not None:
         progress.write(derived.note + "\n")
+    if options.loss is not None and not system.oracles:
+        raise UsageError(no_loss_message(user_spec, options.loss, system.multihead))
     features = load_features(options.features or default_features(system), system)
     # the data is read and checked before the kernel is built (the first build of a spec
     # takes tens of seconds): a mistake in a file is reported at once

@@ -30,8 +30,8 @@ from typing import Iterable, Optional, Sequence
 from .conllu import ConlluError, Sentence, Word, _content
 from .evaluate import check_aligned
 
-__all__ = ["EmptyNode", "Graph", "GraphScores", "basic_label", "enhanced_arcs", "expanded_deps", "graph_of",
-           "graphs_of", "has_deps", "score_graphs", "universal_steps", "valid_graph", "with_graph", "DEPS_COL", "UD_RELATIONS"]
+__all__ = ["EmptyNode", "Graph", "GraphScores", "basic_label", "empty_node_count", "enhanced_arcs", "expanded_deps",
+           "graph_of", "graphs_of", "has_deps", "score_graphs", "universal_steps", "valid_graph", "with_graph", "DEPS_COL", "UD_RELATIONS"]
 
 DEPS_COL = 8
 Graph = tuple[tuple[tuple[int, str], ...], ...]
@@ -57,8 +57,13 @@ def _line_numbers(s: Sentence) -> list[int]:
     return [first + k for k in range(len(s.lines))]
 
 
-def _parse_deps(value: str, file: str, line: int, n: int, empties: set[str]) -> list[tuple[str, str]]:
-    """The (head ID, label) pairs of one DEPS value; heads stay strings (``5`` or ``5.1``)."""
+def _parse_deps(value: str, file: str, line: int, n: int, empties: set[str], node: str) -> list[tuple[str, str]]:
+    """The (head ID, label) pairs of the DEPS value of word or empty node ``node``; heads stay
+    strings (``5`` or ``5.1``).  Refused, as UD's validator refuses them: an item that is not
+    HEAD:LABEL, a head that is not a node of the sentence or is ``node`` itself, a label with
+    an empty ``:``-part or white space, head 0 with a label other than ``root`` (and ``root``
+    from another head), an item given twice.  Items in any order are accepted (UD wants them
+    sorted by head; the graph is a set, and tsdsl writes them sorted)."""
     if value == "_":
         return []
     out = []
@@ -73,10 +78,37 @@ def _parse_deps(value: str, file: str, line: int, n: int, empties: set[str]) -> 
                 raise ConlluError(file, line, f"DEPS head {head} is not an empty node of this sentence")
         elif int(head) > n:
             raise ConlluError(file, line, f"DEPS head {head} out of range 0..{n}")
-        if any(c in label for c in "\t\n\r|") or label.strip() != label:
-            raise ConlluError(file, line, f"DEPS label {label!r} is malformed")
+        if head == node:
+            raise ConlluError(file, line, f"DEPS item {item!r}: {node} is its own head (UD allows no self-loop)")
+        if any(c.isspace() for c in label) or "" in label.split(":"):
+            raise ConlluError(file, line, f"DEPS label {label!r} is malformed (an empty part or white space)")
+        if (head == "0") != (label.split(":")[0] == "root"):
+            raise ConlluError(file, line, f"DEPS item {item!r}: UD puts the label root on head 0 and on no "
+                                          "other head")
+        if (head, label) in out:
+            raise ConlluError(file, line, f"DEPS item {item!r} is given twice")
         out.append((head, label))
     return out
+
+
+def _check_complete(s: Sentence, empties: dict[str, tuple[int, str]]) -> None:
+    """Refuse a sentence in which some words or empty nodes (``empties``: ID -> (line, DEPS))
+    have DEPS and others ``_``: UD annotates every node of a sentence with enhanced
+    dependencies, and a node left out would silently lose its gold arcs (training searches in
+    vain for the graph, scoring counts fewer gold arcs).  A sentence with ``_`` everywhere
+    has no enhanced annotation and is fine (training skips it)."""
+    nodes = [(w.line, str(w.id), "word", w.deps) for w in s.words]
+    nodes += [(ln, e, "empty node", v) for e, (ln, v) in empties.items()]
+    given = [x for x in nodes if x[3] != "_"]
+    if given and len(given) < len(nodes):
+        line, node, kind, _ = min(x for x in nodes if x[3] == "_")
+        raise ConlluError(s.file, line, f"{kind} {node} has DEPS _ while its sentence has enhanced dependencies "
+                                        "(UD gives every word and empty node of such a sentence DEPS)")
+
+
+def empty_node_count(s: Sentence) -> int:
+    """How many empty-node lines (``8.1``) the sentence has (those :func:`with_graph` drops)."""
+    return len(_empty_node_lines(s))
 
 
 def _empty_node_lines(s: Sentence) -> dict[str, tuple[int, tuple[str, ...]]]:
@@ -112,9 +144,10 @@ def enhanced_arcs(s: Sentence) -> tuple[list[EmptyNode], list[tuple[str, str, st
     nodes = [EmptyNode(e, fields[1], ln) for e, (ln, fields) in found.items()]
     arcs: list[tuple[str, str, str]] = []
     for w in s.words:
-        arcs.extend((h, str(w.id), lab) for h, lab in _parse_deps(w.deps, s.file, w.line, s.n, empties))
+        arcs.extend((h, str(w.id), lab) for h, lab in _parse_deps(w.deps, s.file, w.line, s.n, empties, str(w.id)))
     for e, (ln, fields) in found.items():
-        arcs.extend((h, e, lab) for h, lab in _parse_deps(fields[DEPS_COL], s.file, ln, s.n, empties))
+        arcs.extend((h, e, lab) for h, lab in _parse_deps(fields[DEPS_COL], s.file, ln, s.n, empties, e))
+    _check_complete(s, {e: (ln, fields[DEPS_COL]) for e, (ln, fields) in found.items()})
     return nodes, arcs
 
 
@@ -123,7 +156,9 @@ def graph_of(s: Sentence) -> Graph:
     n = s.n
     empty_deps = {e: (ln, fields[DEPS_COL]) for e, (ln, fields) in _empty_node_lines(s).items()}
     empties = set(empty_deps)
-    parsed_empty = {e: _parse_deps(v, s.file, ln, n, empties) for e, (ln, v) in empty_deps.items()}
+    parsed_empty = {e: _parse_deps(v, s.file, ln, n, empties, e) for e, (ln, v) in empty_deps.items()}
+    parsed = [_parse_deps(w.deps, s.file, w.line, n, empties, str(w.id)) for w in s.words]
+    _check_complete(s, empty_deps)
 
     def paths(e: str, seen: frozenset) -> list[tuple[int, tuple[str, ...]]]:
         """(start word or 0, labels) of every path into the empty node ``e``."""
@@ -138,9 +173,9 @@ def graph_of(s: Sentence) -> Graph:
         return out
 
     graph = []
-    for w in s.words:
+    for items in parsed:
         arcs = set()
-        for h, lab in _parse_deps(w.deps, s.file, w.line, n, empties):
+        for h, lab in items:
             if "." in h:
                 arcs.update((st, ">".join(labs + (lab,))) for st, labs in paths(h, frozenset()))
             else:
