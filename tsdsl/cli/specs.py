@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import TsdslError, UsageError
-from ..files import check_output, check_output_dir
+from ..files import check_not_input, check_output, check_output_dir
 from ..interp import Interpreter
 from ..lang import load_system, packaged_systems
 from ..show import render_json, render_text
@@ -243,9 +243,13 @@ class Compile(Command):
         # every output path is checked before the work, and its errors name the path given
         if args.emit_pyx not in (None, "-"):
             check_output_dir(check_output(args.emit_pyx).parent, named=args.emit_pyx)
+            _check_emit_pyx(args.emit_pyx)
         building = args.emit_pyx is None or args.build
         cache = check_output_dir(args.output) if args.output and building else None
         system = load_system(args.spec, parse_overrides(args.set))
+        if args.emit_pyx not in (None, "-"):
+            # the spec (or a file it extends) under a .pyx name, or through a link
+            check_not_input(args.emit_pyx, *(system.sources or (system.source_file,)), option="--emit-pyx")
         gen = generate(system)
         if args.emit_pyx is not None:
             if args.emit_pyx == "-":
@@ -273,3 +277,21 @@ class Compile(Command):
         actions = f"{len(gen.unit_keys)} action families" if system.unbounded else f"{len(gen.action_names)} actions"
         print(f"  {actions}; oracle costs: {costs}; source {built.pyx}")
         return 0
+
+
+def _check_emit_pyx(path: str) -> None:
+    """Refuse an ``--emit-pyx`` path that is not a ``.pyx`` file, before any work: a slip such as
+    ``--emit-pyx arc.ts`` would replace a spec with generated Cython, and a name of one of the
+    shared include files (``_api.pxi``, ...), which are written next to the ``.pyx``, would
+    leave a kernel that includes itself."""
+    import os
+
+    from ..kernels.codegen import INCLUDES
+
+    name = os.path.basename(path)
+    if name in INCLUDES:
+        raise UsageError(f"--emit-pyx {path}: {name} is a shared include file, written next to the .pyx "
+                         "(the kernel would include itself); choose a name ending in .pyx")
+    if not name.endswith(".pyx") or name == ".pyx":
+        raise UsageError(f"--emit-pyx {path}: the generated Cython must go to a file ending in .pyx "
+                         "(this keeps a spec or another file from being overwritten by mistake)")
