@@ -146,7 +146,7 @@ def test_trace_costs_explains_inf_in_a_legend_line(capsys, tmp_path):
     assert "SHIFT=inf" in lines[6]
     assert lines[-2] == ("cost inf: no terminal configuration can be reached after that action "
                          "(a dead end: no tree can be finished)")
-    assert lines[-1].startswith("oracle: exact loss search")
+    assert lines[-1].startswith("oracle: canonical derivation (static, by search); costs: exact loss search")
     assert main(["trace", "arc-eager", "--gold", str(book), "--costs"]) == 0
     out = capsys.readouterr().out
     assert "inf" not in out and "cost inf" not in out
@@ -191,3 +191,118 @@ def test_an_action_the_spec_does_not_have_is_unknown_not_illegal():
     assert [s.action for s in info.value.steps] == ["SHIFT", None]
     with pytest.raises(TraceError, match=r"^step 0: unknown action 'shift' .*; did you mean SHIFT\?\)$"):
         run_trace(it, WORDS, ["shift"])
+
+
+# ---------------------------------------------------------------------------------
+# trace --gold without a declared exact oracle: the canonical derivation
+# ---------------------------------------------------------------------------------
+
+
+def projective_tree(n: int, seed: int) -> list[int]:
+    """A random projective tree of ``n`` words (CoNLL-U heads): each span picks its head, whose
+    left and right parts become its dependents' spans."""
+    import random
+
+    rng = random.Random(seed)
+    heads = [0] * n
+
+    def span(lo: int, hi: int, head: int) -> None:  # words lo..hi (1-based), attached to head
+        if lo > hi:
+            return
+        h = rng.randint(lo, hi)
+        heads[h - 1] = head
+        span(lo, h - 1, h)
+        span(h + 1, hi, h)
+
+    span(1, n, 0)
+    return heads
+
+
+def conllu(heads: list[int]) -> str:
+    return "".join(f"{d}\tw{d}\t_\t_\t_\t_\t{h}\tdep\t_\t_\n" for d, h in enumerate(heads, 1)) + "\n"
+
+
+def slp3_static_oracle(heads: list[int]) -> list[str]:
+    """SLP3 ch. 18's training oracle for arc-standard: LEFT-ARC whenever it is correct, then
+    RIGHT-ARC once the dependent has all its own dependents, else SHIFT."""
+    stack, buffer, attached = [0], list(range(1, len(heads) + 1)), set()
+    out = []
+    while buffer or len(stack) > 1:
+        if len(stack) >= 2 and stack[-2] != 0 and heads[stack[-2] - 1] == stack[-1]:
+            attached.add(stack.pop(-2))
+            out.append("LEFT-ARC")
+        elif (len(stack) >= 2 and heads[stack[-1] - 1] == stack[-2]
+              and all(d in attached for d in range(1, len(heads) + 1) if heads[d - 1] == stack[-1])):
+            attached.add(stack.pop())
+            out.append("RIGHT-ARC")
+        else:
+            stack.append(buffer.pop(0))
+            out.append("SHIFT")
+    return out
+
+
+def table_actions(out: str) -> list[str]:
+    names = {"SHIFT", "LEFT-ARC", "RIGHT-ARC"}
+    return [next(w for w in line.split() if w in names) for line in out.splitlines()[1:]
+            if any(w in names for w in line.split())]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_trace_gold_follows_the_canonical_derivation_of_a_long_sentence(capsys, tmp_path, seed):
+    """`trace arc-standard-slp --gold` on an 18-word sentence ran the exact loss search at every
+    step and gave up after 30 s (trial 31), and broke ties by spec order, so that every SHIFT
+    came before any LEFT-ARC.  It now follows the kernel's canonical derivation: quickly, to
+    the gold tree, taking each arc as soon as it is correct, as SLP3's static oracle does."""
+    import time
+
+    from tsdsl.cli import main
+    from tsdsl.kernels import compile_system
+
+    compile_system(SYSTEMS / "arc-standard-slp.ts", fallback=False)  # a first build is not the trace's time
+    heads = projective_tree(22, seed)
+    gold = tmp_path / "long.conllu"
+    gold.write_text(conllu(heads), encoding="utf-8")
+    t0 = time.perf_counter()
+    assert main(["trace", "arc-standard-slp", "--gold", str(gold)]) == 0
+    assert time.perf_counter() - t0 < 10
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "oracle: canonical derivation (static, by search); 0 of 22 heads differ from gold"
+    assert table_actions(out) == slp3_static_oracle(heads)
+    for d, h in enumerate(heads, 1):
+        assert f"{'root' if h == 0 else f'w{h}'} -> w{d}" in out
+
+
+def test_trace_gold_costs_over_the_budget_are_shown_unknown(capsys, tmp_path):
+    """With --costs the path still follows the derivation, and a step whose exact search runs
+    over --budget shows its costs as `?`, with a legend, instead of losing the table."""
+    from tsdsl.cli import main
+
+    heads = projective_tree(14, 3)
+    gold = tmp_path / "g.conllu"
+    gold.write_text(conllu(heads), encoding="utf-8")
+    assert main(["trace", "arc-standard-slp", "--gold", str(gold), "--costs", "--budget", "20"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].endswith("SHIFT=?")  # [root] [w1 ...]: only SHIFT is legal, its cost unknown
+    assert any(line.endswith("=0") for line in lines)  # near the end the search decides
+    assert lines[-2] == ("cost ?: the exact loss search expanded more than 20 configurations at that step "
+                         "(raise --budget to see it)")
+    assert lines[-1] == ("oracle: canonical derivation (static, by search); costs: exact loss search; "
+                         "0 of 14 heads differ from gold")
+
+
+def test_trace_gold_over_the_budget_without_a_derivation_names_the_step(capsys, tmp_path):
+    """A non-projective tree has no derivation in arc-standard-slp, so the exact search decides
+    each step; over its budget the rows done so far are printed and a `tsdsl:` error names
+    the step and says to raise --budget (it said nothing of the step, printed no row and had
+    no prefix)."""
+    from tsdsl.cli import main
+
+    heads = [3, 4, 0, 3, 3, 4, 5, 6, 7, 8, 9, 10]  # 1 <- 3 and 2 <- 4 cross
+    gold = tmp_path / "np.conllu"
+    gold.write_text(conllu(heads), encoding="utf-8")
+    assert main(["trace", "arc-standard-slp", "--gold", str(gold), "--budget", "200"]) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("step  sigma")
+    assert err.startswith("tsdsl: step ") and "Traceback" not in err
+    assert err.rstrip().endswith("configurations (the gold tree has no derivation in arc_standard_slp, so the "
+                                 "search decides each step); raise --budget")

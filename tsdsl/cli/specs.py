@@ -10,6 +10,7 @@ from ..interp import Interpreter
 from ..lang import load_system, packaged_systems
 from ..show import render_json, render_text
 from ..trace import TraceError, render_steps, run_trace
+from .gold import GOLD_BUDGET
 from .base import Command, at_least, parse_overrides, spec_argument, split_actions, with_set
 
 
@@ -91,7 +92,7 @@ class Trace(Command):
                                                              "print every legal action's cost; inf marks an action "
                                                              "after which no terminal configuration can be reached")
         sp.add_argument("--budget", type=at_least(1), default=None,
-                        help=f"with --gold: configurations the exact loss search may expand (default {GOLD_BUDGET})")
+                        help=f"with --gold: configurations the exact loss search may expand per step (default {GOLD_BUDGET})")
         sp.add_argument("--html", metavar="OUT.html", default=None,
                         help="also write the trace as an HTML page with one picture per step: the lists as "
                              "boxes, the arcs so far, the action highlighted (default: none)")
@@ -146,64 +147,13 @@ class Trace(Command):
         return 0
 
 
-GOLD_BUDGET = 200_000
-"""``trace --gold``: configurations the exact loss search may expand (``--budget``)."""
-
-INF_LEGEND = ("cost inf: no terminal configuration can be reached after that action "
-              "(a dead end: no tree can be finished)")
-"""The line under a ``trace --costs`` table that has an infinite cost."""
-
-
 def _trace_gold(args, system, it) -> int:
-    from ..treebank.conllu import read_conllu
-    from ..oracle import FastOracle
-    from ..trace import apply_recorded, final_step
-    from ..verify.loss import LossSearch
+    from .gold import trace_gold
 
-    sentences = read_conllu(args.gold)
-    number = 1 if args.sentence is None else args.sentence
-    if not 1 <= number <= len(sentences):
-        raise UsageError(f"--sentence must be between 1 and {len(sentences)}")
-    sent = sentences[number - 1]
-    gold = list(sent.heads)
-    words = list(sent.forms)
-    exact_oracles = [o for o in system.oracles if o.losses and o.losses[0].bound == "exact"]
-    fast = FastOracle(it, exact_oracles[0], gold) if exact_oracles else None
-    search = LossSearch(it, gold, budget=GOLD_BUDGET if args.budget is None else args.budget)
-    c = it.initial(len(gold))
-    steps = []
-    k = 0
-    names = [d.name for d in system.lists]
-    searched = 0
-    while not it.is_terminal(c):
-        costs = fast.costs(c) if fast is not None else None
-        if costs is None or not any(v == 0 for v in costs.values()):
-            # no declared exact oracle, or gold outside what it is exact for: search
-            searched += fast is not None
-            costs = {a: (int(v) if v != float("inf") else v) for a, v in search.costs(c).items()}
-        zero = [a for a, v in costs.items() if v == 0]
-        if not zero:
-            print(render_steps(steps, names))
-            raise UsageError(f"step {k}: no zero-cost action (costs {costs})" +
-                             (f"; {INF_LEGEND}" if float("inf") in costs.values() else ""))
-        mono = [a for a in zero if a not in search.nonmonotonic]
-        action = (mono or zero)[0]
-        steps.append(apply_recorded(it, c, words, k, action, costs if args.costs else None))
-        k += 1
-    steps.append(final_step(it, c, words, k))
-    print(render_steps(steps, names, terminal=True))
-    dead_end = any(s.costs is not None and float("inf") in s.costs.values() for s in steps)
-    if dead_end:
-        print(INF_LEGEND)
-    out = it.output(c).heads
-    wrong = sum(1 for h, g in zip(out, gold) if h != g)
-    source = f"fast oracle {exact_oracles[0].name}" if fast is not None else "exact loss search"
-    if searched:
-        source += f" (exact loss search at {searched} step(s) where it had no zero-cost action)"
-    last = f"oracle: {source}; {wrong} of {len(gold)} heads differ from gold"
-    print(last)
-    _write_html(args, system, steps, words, c.root, True, f"{INF_LEGEND}. {last}" if dead_end else last)
-    return 0
+    def write_html(steps, words, root, terminal, footer):
+        _write_html(args, system, steps, words, root, terminal, footer)
+
+    return trace_gold(args, system, it, write_html)
 
 
 def _write_html(args, system, steps, words, root, terminal: bool, footer: str) -> None:
