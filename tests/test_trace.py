@@ -306,3 +306,30 @@ def test_trace_gold_over_the_budget_without_a_derivation_names_the_step(capsys, 
     assert err.startswith("tsdsl: step ") and "Traceback" not in err
     assert err.rstrip().endswith("configurations (the gold tree has no derivation in arc_standard_slp, so the "
                                  "search decides each step); raise --budget")
+
+
+@pytest.mark.parametrize("actions, message", [
+    (["SHIFT:det", "RIGHT-ARC"], "step 0: SHIFT builds no arc, so it takes no label ('SHIFT:det')"),
+    (["RIGHT-ARC", "REDUCE:foo"], "step 1: REDUCE builds no arc, so it takes no label ('REDUCE:foo')"),
+    (["RIGHT-ARC:", "SHIFT"], "step 0: empty label after ':' in 'RIGHT-ARC:' (write RIGHT-ARC alone for no label)"),
+    (["RIGHT-ARC: ", "SHIFT"], "step 0: empty label after ':' in 'RIGHT-ARC: '"),
+])
+def test_a_label_on_an_action_without_an_arc_or_an_empty_one_is_refused(actions, message):
+    """`SHIFT:det`, `REDUCE:foo` and `RIGHT-ARC:` were accepted and shown in the table as if
+    the label were used (trial 31 M2)."""
+    it = Interpreter(load_system(SYSTEMS / "arc-eager.ts"))
+    with pytest.raises(TraceError) as info:
+        run_trace(it, WORDS, actions)
+    assert str(info.value).startswith(message)
+    assert info.value.steps[-1].action is None  # the rows done, then the configuration it stopped at
+    steps, _ = run_trace(it, WORDS, ["RIGHT-ARC:root", "SHIFT"])
+    assert steps[0].added == ("root -root-> book",)
+
+
+def test_cli_trace_refuses_a_label_on_shift(capsys):
+    from tsdsl.cli import main
+
+    code = main(["trace", "arc-eager", "--words", "Book the flight", "--actions", "SHIFT:det RIGHT-ARC"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out.startswith("step  sigma")
+    assert err == "tsdsl: step 0: SHIFT builds no arc, so it takes no label ('SHIFT:det')\n"
