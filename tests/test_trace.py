@@ -333,3 +333,38 @@ def test_cli_trace_refuses_a_label_on_shift(capsys):
     out, err = capsys.readouterr()
     assert code == 2 and out.startswith("step  sigma")
     assert err == "tsdsl: step 0: SHIFT builds no arc, so it takes no label ('SHIFT:det')\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([], "trace needs a sentence (--words \"W1 W2 ...\" or --n N) and the actions to run on it"),
+    (["--words", "a b", "--n", "5", "--actions", "SHIFT"], "--words and --n cannot be combined: give one of them"),
+    (["--n", "2", "--actions", "SHIFT", "--actions-file", "ACTS"],
+     "--actions and --actions-file cannot be combined: give one of them"),
+    (["--n", "2", "--actions-file", "missing.txt"], "cannot read the actions file missing.txt: no such file"),
+    (["--n", "2", "--actions", "SHIFT", "--html", ""], "--html needs a file name ending in .html"),
+])
+def test_trace_refuses_what_it_would_ignore(capsys, tmp_path, monkeypatch, argv, message):
+    """No sentence, actions or gold printed a 0-word table (exit 0); --n beside --words and
+    --actions beside --actions-file were dropped silently; a missing actions file exited 1
+    with no `tsdsl:`; `--html ''` was ignored (trial 31 L6).  Each is a usage error now."""
+    from tsdsl.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "acts.txt").write_text("SHIFT\n", encoding="utf-8")
+    code = main(["trace", "arc-eager"] + ["acts.txt" if a == "ACTS" else a for a in argv])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err.startswith(f"tsdsl: {message}") and "Traceback" not in err
+
+
+def test_trace_html_of_an_illegal_action_shows_the_steps_done_and_why(capsys, tmp_path):
+    """`trace --html` wrote no page when the trace stopped on an illegal action (trial 31 L7)."""
+    from tsdsl.cli import main
+
+    page = tmp_path / "ill.html"
+    assert main(["trace", "arc-eager", "--words", "a b c", "--actions", "SHIFT REDUCE", "--html", str(page)]) == 2
+    out, err = capsys.readouterr()
+    assert err == "tsdsl: step 1: REDUCE is not legal (legal here: SHIFT, LEFT-ARC, RIGHT-ARC)\n"
+    html = page.read_text(encoding="utf-8")
+    assert "tsdsl: step 1: REDUCE is not legal (legal here: SHIFT, LEFT-ARC, RIGHT-ARC)" in html
+    assert "SHIFT" in html

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import TsdslError, UsageError
-from ..files import check_not_input, check_output, check_output_dir
+from ..files import check_input, check_not_input, check_output, check_output_dir
 from ..interp import Interpreter
 from ..lang import load_system, packaged_systems
 from ..show import render_json, render_text
@@ -100,6 +100,8 @@ class Trace(Command):
 
     def run(self, args) -> int:
         system = load_system(args.spec, parse_overrides(args.set))
+        if args.html == "":
+            raise UsageError("--html needs a file name ending in .html (it was given an empty one)")
         if args.html:
             check_output(args.html)
             if not args.html.lower().endswith((".html", ".htm")):
@@ -117,6 +119,7 @@ class Trace(Command):
             given = [o for o, v in (("--sentence", args.sentence), ("--budget", args.budget)) if v is not None]
             if given:
                 raise UsageError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --gold FILE.conllu")
+            _check_given_actions(args)
         it = Interpreter(system)
         if args.gold:
             return _trace_gold(args, system, it)
@@ -124,9 +127,12 @@ class Trace(Command):
             words = args.words.split()
         else:
             words = [f"w{k}" for k in range(1, (args.n or 0) + 1)]
-        if args.actions_file:
-            with open(args.actions_file, encoding="utf-8") as fh:
-                actions = split_actions(fh.read())
+        if args.actions_file is not None:
+            path = check_input(args.actions_file, "actions file")
+            try:
+                actions = split_actions(path.read_text(encoding="utf-8"))
+            except UnicodeDecodeError as exc:
+                raise UsageError(f"cannot read the actions file {args.actions_file}: not UTF-8 text ({exc.reason})") from None
         else:
             actions = split_actions(args.actions or "")
         names = [d.name for d in system.lists]
@@ -134,6 +140,8 @@ class Trace(Command):
             steps, final = run_trace(it, words, actions)
         except TraceError as exc:
             print(render_steps(exc.steps, exc.list_names))
+            # the page too: the steps done, the configuration it stopped at, and why
+            _write_html(args, system, exc.steps, words, it.initial(len(words)).root, False, f"tsdsl: {exc}")
             raise
         print(render_steps(steps, names, terminal=it.is_terminal(final)))
         if not it.is_terminal(final):
@@ -145,6 +153,20 @@ class Trace(Command):
         print(last)
         _write_html(args, system, steps, words, final.root, it.is_terminal(final), last)
         return 0
+
+
+def _check_given_actions(args) -> None:
+    """``trace`` without ``--gold``: refuse what would be ignored or do nothing.  A sentence
+    comes from ``--words`` or ``--n`` (not both: one would be dropped silently), the actions
+    from ``--actions`` or ``--actions-file`` (the same), and a command line with neither a
+    sentence nor actions would print an empty table of 0 words."""
+    for first, second in (("--words", "--n"), ("--actions", "--actions-file")):
+        if getattr(args, first.lstrip("-").replace("-", "_")) is not None and \
+                getattr(args, second.lstrip("-").replace("-", "_")) is not None:
+            raise UsageError(f"{first} and {second} cannot be combined: give one of them")
+    if all(v is None for v in (args.words, args.n, args.actions, args.actions_file)):
+        raise UsageError("trace needs a sentence (--words \"W1 W2 ...\" or --n N) and the actions to run on it "
+                         "(--actions \"A1 A2 ...\" or --actions-file FILE), or --gold FILE.conllu to follow an oracle")
 
 
 def _trace_gold(args, system, it) -> int:
