@@ -368,3 +368,29 @@ def test_trace_html_of_an_illegal_action_shows_the_steps_done_and_why(capsys, tm
     html = page.read_text(encoding="utf-8")
     assert "tsdsl: step 1: REDUCE is not legal (legal here: SHIFT, LEFT-ARC, RIGHT-ARC)" in html
     assert "SHIFT" in html
+
+
+def test_trace_gold_over_the_budget_still_writes_the_page(capsys, tmp_path):
+    from tsdsl.cli import main
+
+    gold = tmp_path / "np.conllu"
+    gold.write_text(conllu([3, 4, 0, 3, 3, 4, 5, 6, 7, 8, 9, 10]), encoding="utf-8")
+    page = tmp_path / "np.html"
+    assert main(["trace", "arc-standard-slp", "--gold", str(gold), "--budget", "200", "--html", str(page)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tsdsl: step ")
+    assert err.strip() in page.read_text(encoding="utf-8")
+
+
+def test_first_free_action_is_the_canonical_one_that_keeps_the_gold_tree():
+    """Where a declared oracle has no zero-cost action on a derivable tree, the trace takes the
+    first action, in the kernel's canonical order, after which the gold tree is still derivable."""
+    from tsdsl.cli.gold import _first_free
+    from tsdsl.kernels import compile_system
+
+    kernel = compile_system(SYSTEMS / "arc-eager.ts", fallback=False)
+    book = [0, 3, 1, 5, 3]  # SLP3 Fig. 18.9
+    assert _first_free(kernel, book, [], 10_000) == "RIGHT-ARC"
+    assert _first_free(kernel, book, ["RIGHT-ARC"], 10_000) == "SHIFT"
+    assert _first_free(kernel, book, ["RIGHT-ARC", "SHIFT"], 10_000) == "LEFT-ARC"
+    assert _first_free(kernel, book, ["SHIFT"], 10_000) is None  # Book can no longer take root's arc

@@ -169,12 +169,12 @@ def trace_gold(args, system, it, write_html) -> int:
                 costs = searched_costs(c)
                 if costs is None:
                     if action is None:
+                        message = (f"step {k}: the exact loss search expanded more than {budget} configurations "
+                                   f"({_why_search(d, system.name)}, so the search decides each step); "
+                                   "raise --budget")
                         print(render_steps(steps, names))
-                        write_html(steps + [final_step(it, c, words, k)], words, c.root, False,
-                                   f"stopped at step {k}: exact loss search over budget")
-                        raise UsageError(f"step {k}: the exact loss search expanded more than {budget} configurations "
-                                         f"({_why_search(d, system.name)}, so the search decides each step); "
-                                         "raise --budget")
+                        write_html(steps + [final_step(it, c, words, k)], words, c.root, False, f"tsdsl: {message}")
+                        raise UsageError(message)
                     costs = {a: UNKNOWN for a in it.legal(c)}
                     unknown = True
                 elif action is None:
