@@ -763,3 +763,36 @@ def test_trace_unknown_action_is_not_called_illegal(capsys):
     assert code == 2
     assert err == ("tsdsl: step 1: unknown action 'right-arc' (the actions are SHIFT, LEFT-ARC, RIGHT-ARC, "
                    "REDUCE; did you mean RIGHT-ARC?)\n")
+
+
+@pytest.mark.parametrize("given, says", [
+    ("SPEC", "the generated Cython must go to a file ending in .pyx"),
+    ("k.ts", "the generated Cython must go to a file ending in .pyx"),
+    ("emit/_api.pxi", "_api.pxi is a shared include file, written next to the .pyx (the kernel would include itself)"),
+    ("emit/_runtime.pxi", "_runtime.pxi is a shared include file"),
+    ("LINK", "is the input file"),
+])
+def test_compile_emit_pyx_refuses_a_path_that_would_replace_the_spec_or_an_include(capsys, tmp_path, monkeypatch,
+                                                                                    given, says):
+    """`compile SPEC --emit-pyx SPEC` replaced the user's spec with generated Cython (exit 0),
+    and `--emit-pyx emit/_api.pxi` left a kernel that includes itself.  Only a .pyx that is
+    not the spec (by any path or link) and not a shared include's name is written."""
+    import shutil
+
+    import tsdsl.kernels.build
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(SYSTEMS / "arc-eager.ts", tmp_path / "mine.ts")
+    (tmp_path / "link.pyx").symlink_to(tmp_path / "mine.ts")
+    text = (tmp_path / "mine.ts").read_text(encoding="utf-8")
+    monkeypatch.setattr(tsdsl.kernels.build, "build", lambda *a, **k: pytest.fail("built"))
+    path = {"SPEC": "mine.ts", "LINK": "link.pyx"}.get(given, given)
+    code, out, err = run(capsys, "compile", "mine.ts", "--emit-pyx", path)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"tsdsl: --emit-pyx {path}") and says in err and "Traceback" not in err
+    assert (tmp_path / "mine.ts").read_text(encoding="utf-8") == text
+    assert not (tmp_path / "emit").exists() or not any((tmp_path / "emit").iterdir())
+    # a proper .pyx beside it is still written
+    code, out, err = run(capsys, "compile", "mine.ts", "--emit-pyx", "k.pyx")
+    assert code == 0 and (tmp_path / "k.pyx").read_text(encoding="utf-8").startswith("# cython:")
+    assert (tmp_path / "mine.ts").read_text(encoding="utf-8") == text

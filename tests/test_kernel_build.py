@@ -270,7 +270,59 @@ def test_cache_key_covers_the_included_shared_cython():
 
     gen = generate(load_system(ROOT / "systems" / "arc-eager.ts"))
     assert [name for name, _ in gen.includes] == ["_runtime.pxi", "_api.pxi", "_batch.pxi", "_learn.pxi", "_model.pxi",
-                                                  "_groups.pxi", "_few.pxi", "_sums.pxi", "_beam.pxi", "_greedy.pxi",
+                                                  "_groups.pxi", "_few.pxi", "_bound.pxi", "_sums.pxi", "_beam.pxi", "_greedy.pxi",
                                                   "_instances.pxi", "_search.pxi", "_searched.pxi", "_multi.pxi", "_explore.pxi"]
     edited = tuple((n, t + "\n# edited\n" if n == "_learn.pxi" else t) for n, t in gen.includes)
     assert cache_key(dataclasses.replace(gen, includes=edited)) != cache_key(gen)
+
+
+TOY_TRAIN = ROOT / "docs" / "examples" / "toy-train.conllu"
+
+
+@pytest.mark.parametrize("argv", [
+    ["compile", "arc-standard-slp"],
+    ["train", "arc-eager", "--train", str(TOY_TRAIN), "--out", "MODEL", "--epochs", "1", "--quiet"],
+])
+def test_a_compiler_that_fails_gives_a_short_message_without_traceback(tmp_path, monkeypatch, capsys, argv):
+    """`CC=/bin/false tsdsl compile` (or train) printed ~30 lines of distutils traceback after
+    the one-line reason (trial 31 M3): now the reason, the kept build directory and what still
+    works without a kernel, after `tsdsl:`, exit status 1."""
+    from tsdsl.cli import main
+
+    monkeypatch.setenv("CC", "/bin/false")
+    monkeypatch.setenv("TSDSL_CACHE_DIR", str(tmp_path / "cache"))
+    code = main([str(tmp_path / "m") if a == "MODEL" else a for a in argv])
+    err = capsys.readouterr().err
+    assert code == 1
+    lines = [l for l in err.splitlines() if not l.endswith("...")]  # (the build notice)
+    assert len(lines) == 2, err
+    assert lines[0].startswith(f"tsdsl: building the kernel {tmp_path / 'cache'}{os.sep}failed-")
+    assert lines[0].endswith("failed: distutils.errors.DistutilsExecError: command '/bin/false' failed with exit code 1")
+    assert "still work without it, through the interpreter" in lines[1]
+    assert "Traceback" not in err and 'File "' not in err
+    assert not (tmp_path / "m").exists()
+
+
+def test_without_a_compiler_compile_says_what_still_works(tmp_path, monkeypatch, capsys):
+    """`compile` without a compiler printed a bare `no C compiler found ...` (trial 31 L5)."""
+    from tsdsl.cli import main
+
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    monkeypatch.setenv("TSDSL_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["compile", "arc-standard-slp"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tsdsl: no C compiler found (set CC, or install gcc/clang) to build kernels\n")
+    assert "`tsdsl verify`, `coverage`, `check-oracle` and `trace` still work without it" in err
+
+
+def test_a_compiler_that_fails_falls_back_to_the_interpreter_where_allowed(tmp_path, monkeypatch):
+    """`compile_system` fell back only when no compiler existed, while `verify` also fell back
+    after a failing one: both now fall back, and the warning says why."""
+    monkeypatch.setenv("CC", "/bin/false")
+    spec = ROOT / "systems" / "arc-standard-slp.ts"
+    with pytest.warns(RuntimeWarning, match=r"command '/bin/false' failed with exit code 1; using the interpreter "
+                                            r"for arc_standard_slp"):
+        system = compile_system(spec, cache_dir=tmp_path)
+    assert isinstance(system, Interpreter) and type(system).__name__ == "InterpreterFallback"
+    with pytest.raises(KernelBuildError, match="/bin/false"):
+        compile_system(spec, cache_dir=tmp_path, fallback=False)

@@ -260,7 +260,7 @@ def test_cli_trace_gold_exact_search_without_oracle(capsys, book):
     """arc-standard-slp declares no oracle: the costs come from exact loss search."""
     code, out, err = run(capsys, "trace", str(SYSTEMS / "arc-standard-slp.ts"), "--gold", str(book), "--costs")
     assert code == 0, err
-    assert "oracle: exact loss search; 0 of 5 heads differ from gold" in out
+    assert "oracle: canonical derivation (static, by search); costs: exact loss search; 0 of 5 heads differ from gold" in out
     rows = cost_rows(out)
     assert len(rows) == 10  # 2n: arc-standard-slp ends with only the root, so root -> Book is an arc
     assert all(costs[action] == 0 for action, costs in rows)

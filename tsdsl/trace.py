@@ -55,6 +55,10 @@ def run_trace(it: Interpreter, words: Sequence[str], actions: Sequence[str]) -> 
         if base not in known:
             steps.append(Step(k, view, None, (), (), tokens=_token_ids(c), arcs=_sorted(_labeled_arcs(it, c))))
             raise TraceError(f"step {k}: {unknown_action(base, known)}", steps, names)
+        problem = label_problem(action, next(a for a in it.actions(c) if a.name == base))
+        if problem:
+            steps.append(Step(k, view, None, (), (), tokens=_token_ids(c), arcs=_sorted(_labeled_arcs(it, c))))
+            raise TraceError(f"step {k}: {problem}", steps, names)
         if base not in legal:
             steps.append(Step(k, view, None, (), (), tokens=_token_ids(c), arcs=_sorted(_labeled_arcs(it, c))))
             why = "the configuration is terminal" if it.is_terminal(c) else (
@@ -63,6 +67,20 @@ def run_trace(it: Interpreter, words: Sequence[str], actions: Sequence[str]) -> 
         steps.append(apply_recorded(it, c, words, k, action))
     steps.append(final_step(it, c, words, len(actions)))
     return steps, c
+
+
+def label_problem(given: str, action) -> Optional[str]:
+    """What is wrong with the label of ``given`` (``NAME:label``) for ``action``, or None: a
+    label on an action that builds no arc (``SHIFT:det``) or an empty one (``RIGHT-ARC:``)
+    would otherwise show in the table as if it were used."""
+    if ":" not in given:
+        return None
+    label = given.split(":", 1)[1]
+    if not any(case.arcs for case in action.cases):
+        return f"{action.name} builds no arc, so it takes no label ({given!r})"
+    if not label.strip():
+        return f"empty label after ':' in {given!r} (write {action.name} alone for no label)"
+    return None
 
 
 def unknown_action(name: str, known: Sequence[str]) -> str:

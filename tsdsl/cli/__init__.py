@@ -14,7 +14,7 @@ import sys
 from typing import Optional, Sequence
 
 from .._version import __version__
-from ..errors import TsdslError, UsageError
+from ..errors import KernelBuildError, TsdslError, UsageError
 from ..kernels.build import BUILD_NOTICES
 from .base import COMMANDS, CommandParser, parse_overrides
 from . import specs, checks, parsers, pictures  # noqa: F401, E402  (defining the commands registers them, in this order)
@@ -47,7 +47,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except TsdslError as exc:
         if args.debug:
             raise
-        print(f"tsdsl: {exc}" if isinstance(exc, UsageError) else str(exc), file=sys.stderr)
+        print(error_message(exc), file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # e.g. `tsdsl show ... | head`; before OSError, its base class
         sys.stderr.close()
@@ -62,6 +62,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         if notice is not None:
             BUILD_NOTICES.remove(notice)
+
+
+INTERPRETER_HINT = ("(`tsdsl verify`, `coverage`, `check-oracle` and `trace` still work without it, through the "
+                    "interpreter)")
+"""Said under a kernel build failure: a user without a working C compiler can still check
+and trace specs."""
+
+
+def error_message(exc: TsdslError) -> str:
+    """What the command line prints for an error: located spec errors as they are (they begin
+    with their file), the others after ``tsdsl:``; a kernel that cannot be built (no C
+    compiler, or one that fails) says what still works without it."""
+    if isinstance(exc, KernelBuildError):
+        return f"tsdsl: {exc}\n{INTERPRETER_HINT}"
+    return f"tsdsl: {exc}" if isinstance(exc, UsageError) else str(exc)
 
 
 def _build_notice(args):

@@ -5,11 +5,12 @@ from __future__ import annotations
 import sys
 
 from ..errors import TsdslError, UsageError
-from ..files import check_output, check_output_dir
+from ..files import check_input, check_not_input, check_output, check_output_dir
 from ..interp import Interpreter
 from ..lang import load_system, packaged_systems
 from ..show import render_json, render_text
 from ..trace import TraceError, render_steps, run_trace
+from .gold import GOLD_BUDGET
 from .base import Command, at_least, parse_overrides, spec_argument, split_actions, with_set
 
 
@@ -91,7 +92,7 @@ class Trace(Command):
                                                              "print every legal action's cost; inf marks an action "
                                                              "after which no terminal configuration can be reached")
         sp.add_argument("--budget", type=at_least(1), default=None,
-                        help=f"with --gold: configurations the exact loss search may expand (default {GOLD_BUDGET})")
+                        help=f"with --gold: configurations the exact loss search may expand per step (default {GOLD_BUDGET})")
         sp.add_argument("--html", metavar="OUT.html", default=None,
                         help="also write the trace as an HTML page with one picture per step: the lists as "
                              "boxes, the arcs so far, the action highlighted (default: none)")
@@ -99,6 +100,8 @@ class Trace(Command):
 
     def run(self, args) -> int:
         system = load_system(args.spec, parse_overrides(args.set))
+        if args.html == "":
+            raise UsageError("--html needs a file name ending in .html (it was given an empty one)")
         if args.html:
             check_output(args.html)
             if not args.html.lower().endswith((".html", ".htm")):
@@ -116,6 +119,7 @@ class Trace(Command):
             given = [o for o, v in (("--sentence", args.sentence), ("--budget", args.budget)) if v is not None]
             if given:
                 raise UsageError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --gold FILE.conllu")
+            _check_given_actions(args)
         it = Interpreter(system)
         if args.gold:
             return _trace_gold(args, system, it)
@@ -123,9 +127,12 @@ class Trace(Command):
             words = args.words.split()
         else:
             words = [f"w{k}" for k in range(1, (args.n or 0) + 1)]
-        if args.actions_file:
-            with open(args.actions_file, encoding="utf-8") as fh:
-                actions = split_actions(fh.read())
+        if args.actions_file is not None:
+            path = check_input(args.actions_file, "actions file")
+            try:
+                actions = split_actions(path.read_text(encoding="utf-8"))
+            except UnicodeDecodeError as exc:
+                raise UsageError(f"cannot read the actions file {args.actions_file}: not UTF-8 text ({exc.reason})") from None
         else:
             actions = split_actions(args.actions or "")
         names = [d.name for d in system.lists]
@@ -133,6 +140,8 @@ class Trace(Command):
             steps, final = run_trace(it, words, actions)
         except TraceError as exc:
             print(render_steps(exc.steps, exc.list_names))
+            # the page too: the steps done, the configuration it stopped at, and why
+            _write_html(args, system, exc.steps, words, it.initial(len(words)).root, False, f"tsdsl: {exc}")
             raise
         print(render_steps(steps, names, terminal=it.is_terminal(final)))
         if not it.is_terminal(final):
@@ -151,12 +160,18 @@ class Trace(Command):
         return 0
 
 
-GOLD_BUDGET = 200_000
-"""``trace --gold``: configurations the exact loss search may expand (``--budget``)."""
-
-INF_LEGEND = ("cost inf: no terminal configuration can be reached after that action "
-              "(a dead end: no tree can be finished)")
-"""The line under a ``trace --costs`` table that has an infinite cost."""
+def _check_given_actions(args) -> None:
+    """``trace`` without ``--gold``: refuse what would be ignored or do nothing.  A sentence
+    comes from ``--words`` or ``--n`` (not both: one would be dropped silently), the actions
+    from ``--actions`` or ``--actions-file`` (the same), and a command line with neither a
+    sentence nor actions would print an empty table of 0 words."""
+    for first, second in (("--words", "--n"), ("--actions", "--actions-file")):
+        if getattr(args, first.lstrip("-").replace("-", "_")) is not None and \
+                getattr(args, second.lstrip("-").replace("-", "_")) is not None:
+            raise UsageError(f"{first} and {second} cannot be combined: give one of them")
+    if all(v is None for v in (args.words, args.n, args.actions, args.actions_file)):
+        raise UsageError("trace needs a sentence (--words \"W1 W2 ...\" or --n N) and the actions to run on it "
+                         "(--actions \"A1 A2 ...\" or --actions-file FILE), or --gold FILE.conllu to follow an oracle")
 
 
 def _finally_arcs(c, tree, words) -> list[str]:
@@ -173,55 +188,12 @@ def _finally_arcs(c, tree, words) -> list[str]:
 
 
 def _trace_gold(args, system, it) -> int:
-    from ..treebank.conllu import read_conllu
-    from ..oracle import FastOracle
-    from ..trace import apply_recorded, final_step
-    from ..verify.loss import LossSearch
+    from .gold import trace_gold
 
-    sentences = read_conllu(args.gold)
-    number = 1 if args.sentence is None else args.sentence
-    if not 1 <= number <= len(sentences):
-        raise UsageError(f"--sentence must be between 1 and {len(sentences)}")
-    sent = sentences[number - 1]
-    gold = list(sent.heads)
-    words = list(sent.forms)
-    exact_oracles = [o for o in system.oracles if o.losses and o.losses[0].bound == "exact"]
-    fast = FastOracle(it, exact_oracles[0], gold) if exact_oracles else None
-    search = LossSearch(it, gold, budget=GOLD_BUDGET if args.budget is None else args.budget)
-    c = it.initial(len(gold))
-    steps = []
-    k = 0
-    names = [d.name for d in system.lists]
-    searched = 0
-    while not it.is_terminal(c):
-        costs = fast.costs(c) if fast is not None else None
-        if costs is None or not any(v == 0 for v in costs.values()):
-            # no declared exact oracle, or gold outside what it is exact for: search
-            searched += fast is not None
-            costs = {a: (int(v) if v != float("inf") else v) for a, v in search.costs(c).items()}
-        zero = [a for a, v in costs.items() if v == 0]
-        if not zero:
-            print(render_steps(steps, names))
-            raise UsageError(f"step {k}: no zero-cost action (costs {costs})" +
-                             (f"; {INF_LEGEND}" if float("inf") in costs.values() else ""))
-        mono = [a for a in zero if a not in search.nonmonotonic]
-        action = (mono or zero)[0]
-        steps.append(apply_recorded(it, c, words, k, action, costs if args.costs else None))
-        k += 1
-    steps.append(final_step(it, c, words, k))
-    print(render_steps(steps, names, terminal=True))
-    dead_end = any(s.costs is not None and float("inf") in s.costs.values() for s in steps)
-    if dead_end:
-        print(INF_LEGEND)
-    out = it.output(c).heads
-    wrong = sum(1 for h, g in zip(out, gold) if h != g)
-    source = f"fast oracle {exact_oracles[0].name}" if fast is not None else "exact loss search"
-    if searched:
-        source += f" (exact loss search at {searched} step(s) where it had no zero-cost action)"
-    last = f"oracle: {source}; {wrong} of {len(gold)} heads differ from gold"
-    print(last)
-    _write_html(args, system, steps, words, c.root, True, f"{INF_LEGEND}. {last}" if dead_end else last)
-    return 0
+    def write_html(steps, words, root, terminal, footer):
+        _write_html(args, system, steps, words, root, terminal, footer)
+
+    return trace_gold(args, system, it, write_html)
 
 
 def _write_html(args, system, steps, words, root, terminal: bool, footer: str) -> None:
@@ -261,9 +233,13 @@ class Compile(Command):
         # every output path is checked before the work, and its errors name the path given
         if args.emit_pyx not in (None, "-"):
             check_output_dir(check_output(args.emit_pyx).parent, named=args.emit_pyx)
+            _check_emit_pyx(args.emit_pyx)
         building = args.emit_pyx is None or args.build
         cache = check_output_dir(args.output) if args.output and building else None
         system = load_system(args.spec, parse_overrides(args.set))
+        if args.emit_pyx not in (None, "-"):
+            # the spec (or a file it extends) under a .pyx name, or through a link
+            check_not_input(args.emit_pyx, *(system.sources or (system.source_file,)), option="--emit-pyx")
         gen = generate(system)
         if args.emit_pyx is not None:
             if args.emit_pyx == "-":
@@ -291,3 +267,21 @@ class Compile(Command):
         actions = f"{len(gen.unit_keys)} action families" if system.unbounded else f"{len(gen.action_names)} actions"
         print(f"  {actions}; oracle costs: {costs}; source {built.pyx}")
         return 0
+
+
+def _check_emit_pyx(path: str) -> None:
+    """Refuse an ``--emit-pyx`` path that is not a ``.pyx`` file, before any work: a slip such as
+    ``--emit-pyx arc.ts`` would replace a spec with generated Cython, and a name of one of the
+    shared include files (``_api.pxi``, ...), which are written next to the ``.pyx``, would
+    leave a kernel that includes itself."""
+    import os
+
+    from ..kernels.codegen import INCLUDES
+
+    name = os.path.basename(path)
+    if name in INCLUDES:
+        raise UsageError(f"--emit-pyx {path}: {name} is a shared include file, written next to the .pyx "
+                         "(the kernel would include itself); choose a name ending in .pyx")
+    if not name.endswith(".pyx") or name == ".pyx":
+        raise UsageError(f"--emit-pyx {path}: the generated Cython must go to a file ending in .pyx "
+                         "(this keeps a spec or another file from being overwritten by mistake)")

@@ -5,8 +5,8 @@ shared Cython it includes (``_runtime.pxi``, ``_api.pxi``, ``_learn.pxi``, copie
 it), the tsdsl, Cython and Python versions and the compiler flags.  Building happens in
 a private temporary directory that is renamed into place at the end, so two
 processes compiling the same spec at once both succeed (the loser of the rename
-uses the winner's build).  Without a C compiler, :func:`compile_system` falls
-back to the interpreter with a warning.
+uses the winner's build).  Without a working C compiler, :func:`compile_system` falls
+back to the interpreter with a warning that says why.
 """
 
 from __future__ import annotations
@@ -185,16 +185,41 @@ def _find(final: Path, name: str) -> Optional[Built]:
 
 def _compiler_message(text: str) -> tuple[str, str]:
     """The reason of a failed Cython/compiler run in one line, and the informative lines of
-    its log (at most 30: the located messages, else the log's end).  The reason is the first
-    located message, else the log's last line (a Python traceback's exception, the
-    compiler driver's verdict), so that a one-line report of the failure still says why."""
+    its log (at most 30: the located messages, else the log's end without the build driver's
+    Python tracebacks).  The reason is the first located message, else the log's last line (the
+    exception that ended the build, the compiler driver's verdict), so that a one-line report
+    of the failure still says why.  The lines repeat nothing the reason says: a compiler that
+    runs but fails (``CC=/bin/false``) gives one line, not 30 lines of distutils traceback."""
     lines = [l for l in text.splitlines() if l.strip()]
     located = [l for l in lines if re.search(r"\.(pyx|c):\d+:\d+: ", l)]
-    chosen = (located or lines[-30:])[:30]
+    if located:
+        chosen = located[:30]
+        return chosen[0].strip(), "\n".join(chosen)
+    useful: list[str] = []
+    seen: set[str] = set()
+    for line in lines:
+        if _traceback_line(line):
+            continue
+        # a chained exception says its message again (DistutilsExecError, then CompileError)
+        said = line.split(": ", 1)[-1] if re.match(r"^[\w.]+(Error|Exception): ", line) else line
+        if said in seen:
+            continue
+        seen.add(said)
+        useful.append(line)
+    chosen = useful[-30:]
     if not chosen:
         return "(no output)", ""
-    reason = chosen[0].strip() if located else chosen[-1].strip()
-    return reason, "\n".join(chosen)
+    reason = chosen[-1].strip()
+    return reason, "\n".join(chosen[:-1])
+
+
+def _traceback_line(line: str) -> bool:
+    """A line of a Python traceback (its frames, the source lines and carets under them, the
+    headers between chained exceptions): the build driver's, not the compiler's, and of no
+    use to a user whose compiler failed."""
+    return (line.startswith((" ", "\t")) or line.startswith("Traceback (most recent call last)")
+            or line.startswith("During handling of the above exception")
+            or line.startswith("The above exception was the direct cause"))
 
 
 def load_module(built: Built):
@@ -219,8 +244,9 @@ def compile_system(spec: Union[str, Path, ir.System], *, overrides: Optional[dic
                    cache_dir: Optional[Path] = None, fallback: bool = True, force: bool = False):
     """The compiled form of a spec (a path or a loaded system), built or taken from the cache.
 
-    Returns a :class:`~tsdsl.kernels.compiled.CompiledSystem`; where no C compiler
-    exists and ``fallback`` is true, warns and returns an
+    Returns a :class:`~tsdsl.kernels.compiled.CompiledSystem`; where the kernel cannot be
+    built (no C compiler, or one that fails) and ``fallback`` is true, warns with the reason
+    and returns an
     :class:`~tsdsl.interp.Interpreter` instead (the same configuration API, no
     batch operations).
     """
@@ -231,14 +257,25 @@ def compile_system(spec: Union[str, Path, ir.System], *, overrides: Optional[dic
     gen = generate(system)
     try:
         built = build(gen, cache_dir, force=force)
-    except NoCompilerError as exc:
+    except KernelBuildError as exc:
+        # no compiler, or one that fails: as `tsdsl verify` does, fall back where allowed
         if not fallback:
             raise
         from ..interp import Interpreter
 
-        warnings.warn(f"{exc}; using the interpreter for {system.name}", RuntimeWarning, stacklevel=2)
-        return _fallback(Interpreter, system, str(exc))
+        reason = _one_line(exc)
+        warnings.warn(f"{reason}; using the interpreter for {system.name}", RuntimeWarning, stacklevel=2)
+        return _fallback(Interpreter, system, reason)
     return CompiledSystem(system, gen, load_module(built), built)
+
+
+def _one_line(exc: Exception) -> str:
+    """A build error's message in one line that still says why (its first line, and the
+    next one when the first only introduces it)."""
+    lines = [l.strip() for l in str(exc).splitlines() if l.strip()]
+    if not lines:
+        return type(exc).__name__
+    return f"{lines[0]} {lines[1]}" if lines[0].endswith(":") and len(lines) > 1 else lines[0]
 
 
 _KERNEL_ONLY = ("batch", "pack", "oracle_pass", "derive", "explore", "legal_mask", "costs", "costs_dict", "run",
