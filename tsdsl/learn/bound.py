@@ -105,10 +105,10 @@ def head_from_table(table: ParseTable, layout: HeadLayout) -> np.ndarray:
         for f in range(layout.families):
             mine = fam == f
             size = np.count_nonzero(layout.family == f)
-            if size > n.max():  # every sparse row lacks one of the family's outputs: 0 counts
-                head[sparse_b, U + f] = np.maximum.reduceat(np.where(mine, val, 0), first)
-                continue
             top = np.maximum.reduceat(np.where(mine, val, -np.inf), first)
+            if size > n.max():  # every sparse row lacks one of the family's outputs: its 0 counts
+                head[sparse_b, U + f] = np.maximum(top, 0)
+                continue
             stored = np.add.reduceat(mine.astype(np.int64), first)
             # a row lacking one of the family's outputs holds 0 for it
             head[sparse_b, U + f] = np.where(stored < size, np.maximum(top, 0), top)
