@@ -12,6 +12,7 @@ something.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -71,7 +72,7 @@ def output_tables(draw, C: int):
     return table
 
 
-@settings(deadline=None, max_examples=int(__import__("os").environ.get("BOUND_EXAMPLES", 200)))
+@settings(deadline=None, max_examples=int(os.environ.get("BOUND_EXAMPLES", 200)))  # BOUND_EXAMPLES=3000: a longer hunt
 @given(st.data(), sparse_weight_tables(hash_bits=8), st.sampled_from(["float16", "float32"]), st.integers(1, 62))
 def test_head_is_what_the_full_rows_say(data, sparse, precision, dense_from):
     outputs = data.draw(output_tables(sparse.outputs))
