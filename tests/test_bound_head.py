@@ -156,6 +156,12 @@ def same_choices(engine: Engine, batch) -> tuple[int, int]:
     h0, l0, steps0, none, _ = parse(engine, batch, bound=False)
     assert none == 0
     assert steps0 == steps and np.array_equal(h0, h1) and np.array_equal(l0, l1)
+    engine.learner.legal_memo = False  # no legality patterns: one set of counters, families per step
+    try:
+        h2, l2, _, _, mismatches = parse(engine, batch, bound=True, check=True)
+    finally:
+        engine.learner.legal_memo = True
+    assert mismatches == 0 and np.array_equal(h2, h1) and np.array_equal(l2, l1)
     return steps, bound_steps
 
 

@@ -91,7 +91,8 @@ cdef struct BoundUse:
 
 
 cdef int bound_open(BoundUse* bu, bint memo) noexcept nogil:
-    """Counters for every legality pattern; -1 when out of memory."""
+    """Counters for every legality pattern (``memo``: LegalMemo.on, so LegalMemo.last names
+    the step's pattern; else one set of counters for all); -1 when out of memory."""
     bu.n = (1 << N_ACTIONS) if memo and N_ACTIONS <= MEMO_UNITS else 1
     bu.tries = <int*>calloc(bu.n, sizeof(int))
     bu.wins = <int*>calloc(bu.n, sizeof(int))

@@ -82,10 +82,10 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
         raise MemoryError()
     for c in range(C):
         pos[c] = -1
-    if bounded and bound_open(&bu, memo) < 0:
-        bounded = False  # no counters: every step scored whole
     with nogil:
         memo_open(&lm, memo)
+        if bounded and bound_open(&bu, lm.on) < 0:  # per pattern only when patterns are memoized
+            bounded = False  # no counters: every step scored whole
         for si in range(n_sent):
             off = offsets[si]
             n = offsets[si + 1] - off
