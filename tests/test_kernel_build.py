@@ -270,7 +270,7 @@ def test_cache_key_covers_the_included_shared_cython():
 
     gen = generate(load_system(ROOT / "systems" / "arc-eager.ts"))
     assert [name for name, _ in gen.includes] == ["_runtime.pxi", "_api.pxi", "_batch.pxi", "_learn.pxi", "_model.pxi",
-                                                  "_groups.pxi", "_few.pxi", "_bound.pxi", "_sums.pxi", "_beam.pxi", "_greedy.pxi",
+                                                  "_groups.pxi", "_few.pxi", "_sums.pxi", "_beam.pxi", "_greedy.pxi",
                                                   "_instances.pxi", "_search.pxi", "_searched.pxi", "_multi.pxi", "_explore.pxi"]
     edited = tuple((n, t + "\n# edited\n" if n == "_learn.pxi" else t) for n, t in gen.includes)
     assert cache_key(dataclasses.replace(gen, includes=edited)) != cache_key(gen)

@@ -2,8 +2,7 @@
 # ---- greedy parsing of a bounded action set ------------------------------------------
 # Generic (included at the end of _learn.pxi: it drives a Learner).  One state per sentence;
 # each step scores the legal outputs (few of them one by one, see _few.pxi; with scoring
-# groups the kept sums of _groups.pxi), takes the first best and applies it.  A step that an
-# unlabeled output wins by the bound head (_bound.pxi) reads one small entry per row.
+# groups the kept sums of _groups.pxi), takes the first best and applies it.
 
 def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_, object out_labels_,
                  object nm_log, Py_ssize_t nm_cap):
@@ -37,11 +36,6 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
     cdef LegalMemo lm
     cdef bint memo = self.legal_memo
     cdef bint few = self.few_outputs and not HAS_UNLABELED  # note_labels reads every output's score
-    cdef bint bounded = self.bound_outputs and self.m.hw > 0 and not HAS_UNLABELED  # (the same reason)
-    cdef float unl_sc[HEAD_MAX]
-    cdef long long n_bound = 0
-    cdef BoundUse bu
-    cdef bint tried = False
     cdef int* pos = NULL
     cdef float scf[FEW_OUTPUTS]
     cdef int* before
@@ -84,8 +78,6 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
         pos[c] = -1
     with nogil:
         memo_open(&lm, memo)
-        if bounded and bound_open(&bu, lm.on) < 0:  # per pattern only when patterns are memoized
-            bounded = False  # no counters: every step scored whole
         for si in range(n_sent):
             off = offsets[si]
             n = offsets[si + 1] - off
@@ -136,40 +128,22 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
                         p = legal[p]
                     n_few += 1
                 else:
-                    p = -1
-                    tried = bounded and bound_wanted(&bu, lm.last)
-                    if tried:  # an unlabeled output that wins by the bound head (_bound.pxi)
-                        p = bound_pick(&gc if grouped else NULL, &s, &self.fx, m, feats, nf, legal, n_legal, unl_sc,
-                                       &bu, lm.last)
-                        if p >= 0:
-                            n_bound += 1
-                            if check:  # the self-check: the same choice and sums from scratch
-                                extract(&s, &self.fx, m, feats)
-                                score(m, feats, nf, sc + C)
-                                c = legal[0]
-                                for k in range(1, n_legal):
-                                    if sc[C + legal[k]] > sc[C + c]:
-                                        c = legal[k]
-                                if c != p or memcmp(&unl_sc[m.unl_col[p]], &sc[C + p], sizeof(float)) != 0:
-                                    mismatches += 1
-                    if p < 0:
-                        if grouped:
-                            gc_score(&gc, &s, &self.fx, m, feats, sc, tried)
-                            if check:  # the self-check tests use: the same scores from scratch
-                                extract(&s, &self.fx, m, feats)
-                                score(m, feats, nf, sc + C)
-                                if memcmp(sc, sc + C, sizeof(float) * C) != 0:
-                                    mismatches += 1
-                        else:
-                            if not tried:
-                                extract(&s, &self.fx, m, feats)
-                            score(m, feats, nf, sc)
-                        p = legal[0]  # the first best-scoring legal output
-                        for k in range(1, n_legal):
-                            if sc[legal[k]] > sc[p]:
-                                p = legal[k]
-                        if m.root_lab >= 0 and root_label_wrong(&s, m, unit[p], p):
-                            p = best_keeping_root_label(&s, m, unit, legal, n_legal, sc, NULL, p)
+                    if grouped:
+                        gc_score(&gc, &s, &self.fx, m, feats, sc)
+                        if check:  # the self-check tests use: the same scores from scratch
+                            extract(&s, &self.fx, m, feats)
+                            score(m, feats, nf, sc + C)
+                            if memcmp(sc, sc + C, sizeof(float) * C) != 0:
+                                mismatches += 1
+                    else:
+                        extract(&s, &self.fx, m, feats)
+                        score(m, feats, nf, sc)
+                    p = legal[0]  # the first best-scoring legal output
+                    for k in range(1, n_legal):
+                        if sc[legal[k]] > sc[p]:
+                            p = legal[k]
+                    if m.root_lab >= 0 and root_label_wrong(&s, m, unit[p], p):
+                        p = best_keeping_root_label(&s, m, unit, legal, n_legal, sc, NULL, p)
                 if HAS_UNLABELED:
                     note_labels(&s, m, unit, sc, stamp, note_lab, note_step, note_sc, unit_dep)
                     stamp += 1
@@ -200,12 +174,9 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
         memo_free(&lm)
     free(smem); free(feats); free(ubuf); free(sc); free(before); free(pos)
     free(note_lab); free(note_step); free(note_sc); free(unit_dep)
-    if bounded:
-        bound_free(&bu)
     if grouped:
         self.cache_hits, self.cache_misses = gc.hits, gc.misses
         gc_free(&gc)
     self.group_mismatches = mismatches  # (without groups, the few-outputs steps' self-check)
     self.few_steps = n_few
-    self.bound_steps = n_bound
     return n_steps, n_stuck, n_nm

@@ -27,7 +27,6 @@ cdef struct GroupCache:
     int slots           # per group: one per token, then the slot of "no token"
     int* stamp          # [ngrp * slots]: the version its sum was made at, -1: none
     float* part         # [ngrp * slots * C]: the sums
-    float* pmax         # [ngrp * slots * HEAD_MAX]: each sum's largest labeled output per family (_bound.pxi)
     int* ver            # [slots]: per token
     int* mark           # scratch [slots]
     int* old_head       # [slots]: the heads and labels before the step
@@ -37,9 +36,8 @@ cdef struct GroupCache:
 
 
 cdef void gc_free(GroupCache* gc) noexcept nogil:
-    free(gc.stamp); free(gc.part); free(gc.pmax); free(gc.ver); free(gc.mark); free(gc.old_head); free(gc.old_lab)
-    gc.stamp = NULL; gc.part = NULL; gc.pmax = NULL; gc.ver = NULL; gc.mark = NULL; gc.old_head = NULL
-    gc.old_lab = NULL
+    free(gc.stamp); free(gc.part); free(gc.ver); free(gc.mark); free(gc.old_head); free(gc.old_lab)
+    gc.stamp = NULL; gc.part = NULL; gc.ver = NULL; gc.mark = NULL; gc.old_head = NULL; gc.old_lab = NULL
 
 
 cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, int depth, int linear, int maxn) noexcept nogil:
@@ -54,12 +52,11 @@ cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, int depth, i
     gc.misses = 0
     gc.stamp = <int*>malloc(sizeof(int) * gc.ngrp * gc.slots)
     gc.part = <float*>malloc(sizeof(float) * <size_t>gc.ngrp * gc.slots * gc.C)
-    gc.pmax = <float*>malloc(sizeof(float) * <size_t>gc.ngrp * gc.slots * HEAD_MAX + 1)
     gc.ver = <int*>malloc(sizeof(int) * gc.slots)
     gc.mark = <int*>malloc(sizeof(int) * gc.slots)
     gc.old_head = <int*>malloc(sizeof(int) * gc.slots)
     gc.old_lab = <int*>malloc(sizeof(int) * gc.slots)
-    if not (gc.stamp and gc.part and gc.pmax and gc.ver and gc.mark and gc.old_head and gc.old_lab):
+    if not (gc.stamp and gc.part and gc.ver and gc.mark and gc.old_head and gc.old_lab):
         gc_free(gc)
         return -1
     return 0
@@ -71,55 +68,33 @@ cdef inline void gc_sentence(GroupCache* gc) noexcept nogil:
     memset(gc.ver, 0, sizeof(int) * gc.slots)
 
 
-cdef float* gc_part(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, int g,
-                    size_t* kept) noexcept nogil:
-    """Group g's sum for state s: the kept one while its anchor token's version is unchanged,
-    else made (its templates hashed into feats, its rows added from zero) and kept, with its
-    largest labeled output per family (gc.pmax, when the model has a bound head).  ``kept``: its slot."""
-    cdef int t, slot, n
+cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, float* out) noexcept nogil:
+    """score() of state s, with the kept sums of the groups whose anchor token is unchanged
+    (feats then holds the buckets of the templates computed, not of the others)."""
+    cdef int g, t, slot, n
     cdef size_t k
     cdef float* part
-    t = list_at(s, fx, gc.anchor[2 * (g - 1)], gc.anchor[2 * (g - 1) + 1])
-    slot = t if tok_ok(s, t) else gc.slots - 1
-    k = <size_t>(g - 1) * gc.slots + slot
-    kept[0] = k
-    part = gc.part + k * gc.C
-    if gc.stamp[k] != gc.ver[slot]:
-        n = m.gstart[g + 1] - m.gstart[g]
-        hash_templates(fx, m, m.gord + m.gstart[g], n, feats)
-        memset(part, 0, sizeof(float) * m.C)
-        add_rows(m, feats, m.gord + m.gstart[g], n, part)
-        gc.stamp[k] = gc.ver[slot]
-        gc.misses += 1
-        if m.hw > 0:
-            family_max(m, part, gc.pmax + k * HEAD_MAX)
-    else:
-        gc.hits += 1
-    return part
-
-
-cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, float* out,
-                   bint hashed) noexcept nogil:
-    """score() of state s, with the kept sums of the groups whose anchor token is unchanged
-    (feats then holds the buckets of the templates computed, not of the others).  ``hashed``:
-    the direct templates are in feats already and every group's sum is current (bound_pick
-    made them), so only the adding is left."""
-    cdef int g, t
-    cdef size_t k
-    if not hashed:
-        if fx.need_kids:
-            kids_compute(s, fx.kids, fx.sets)
-        extract_atoms(s, fx)
-        hash_templates(fx, m, m.gord, m.gstart[1], feats)
+    if fx.need_kids:
+        kids_compute(s, fx.kids, fx.sets)
+    extract_atoms(s, fx)
+    hash_templates(fx, m, m.gord, m.gstart[1], feats)
     memset(out, 0, sizeof(float) * m.C)
     add_rows(m, feats, m.gord, m.gstart[1], out)
     for g in range(1, m.ngrp + 1):
-        if hashed:
-            t = list_at(s, fx, gc.anchor[2 * (g - 1)], gc.anchor[2 * (g - 1) + 1])
-            k = <size_t>(g - 1) * gc.slots + (t if tok_ok(s, t) else gc.slots - 1)
-            tsdsl_add_row(out, gc.part + k * gc.C, m.C)
+        t = list_at(s, fx, gc.anchor[2 * (g - 1)], gc.anchor[2 * (g - 1) + 1])
+        slot = t if tok_ok(s, t) else gc.slots - 1
+        k = <size_t>(g - 1) * gc.slots + slot
+        part = gc.part + k * gc.C
+        if gc.stamp[k] != gc.ver[slot]:
+            n = m.gstart[g + 1] - m.gstart[g]
+            hash_templates(fx, m, m.gord + m.gstart[g], n, feats)
+            memset(part, 0, sizeof(float) * m.C)
+            add_rows(m, feats, m.gord + m.gstart[g], n, part)
+            gc.stamp[k] = gc.ver[slot]
+            gc.misses += 1
         else:
-            tsdsl_add_row(out, gc_part(gc, s, fx, m, feats, g, &k), m.C)
+            gc.hits += 1
+        tsdsl_add_row(out, part, m.C)
 
 
 cdef inline void gc_before(GroupCache* gc, const St* s) noexcept nogil:

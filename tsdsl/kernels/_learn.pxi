@@ -7,7 +7,6 @@
 include "_model.pxi"  # features, scoring, perceptron updates, labeled costs, label notes
 include "_groups.pxi"  # scoring groups: sums greedy parsing keeps per anchor token
 include "_few.pxi"  # scoring a few outputs: greedy steps with few legal outputs
-include "_bound.pxi"  # greedy steps an unlabeled output wins by a bound, without the labeled rows
 include "_beam.pxi"
 
 
@@ -72,9 +71,6 @@ cdef class Learner:
     cdef public bint few_outputs            # greedy parsing scores only the legal outputs when few are (score_few)
     cdef public long long few_steps         # steps the last greedy parse scored that way (or not at all: one legal)
     cdef public bint unit_best              # capacity inf: each instance's best output kept with its scores
-    cdef object head_keep   # parsing: the bound head's arrays (see set_head)
-    cdef public bint bound_outputs          # greedy parsing decides by the bound head where it can (_bound.pxi)
-    cdef public long long bound_steps       # steps the last greedy parse decided that way
     cdef const int* grp_anchor
     cdef int grp_depth
     cdef int grp_linear
@@ -108,16 +104,6 @@ cdef class Learner:
         self.m.ngrp = 0
         self.m.gbuf = NULL
         self.m.root_lab = -1
-        self.m.head32 = NULL
-        self.m.head16 = NULL
-        self.m.hw = 0
-        self.m.n_unl = 0
-        self.m.n_fam = 0
-        self.m.unl_col = NULL
-        self.m.fam_of = NULL
-        self.head_keep = None
-        self.bound_outputs = True
-        self.bound_steps = 0
         self.grp_keep = None
         self.group_check = False
         self.group_mismatches = 0
@@ -247,62 +233,6 @@ cdef class Learner:
         self.m.sp_dense = NULL if half else <const float*>dn
         self.m.sp_dense16 = <const unsigned short*>dn if half else NULL
         self.sp_keep = (refs, entries, dense)
-
-    def set_head(self, object head, object unl_col, object fam_of):
-        """Give greedy parsing the bound head (tsdsl.learn.bound, _bound.pxi): ``head`` float32
-        or float16 [buckets, hw], per bucket the weights of the unlabeled outputs (in output
-        order) and then, per family of labeled outputs, the family's largest weight (0 counted
-        where a sparse row lacks one of them); ``unl_col`` int32 per output, its column in the
-        head (-1: labeled); ``fam_of`` int32 per output, its family (-1: unlabeled).
-        ``head=None`` takes the head away."""
-        cdef Py_ssize_t rows = <Py_ssize_t>self.m.mask + 1
-        cdef bint half
-        cdef int c, j, hw, n = 0, nfam = 0
-        cdef const int* col
-        cdef const int* fam
-        cdef void* data
-        self.m.head32 = NULL
-        self.m.head16 = NULL
-        self.m.hw = 0
-        self.m.n_unl = 0
-        self.m.n_fam = 0
-        self.m.unl_col = NULL
-        self.m.fam_of = NULL
-        self.head_keep = None
-        if head is None:
-            return
-        hw = head.shape[1] if getattr(head, "ndim", 0) == 2 else 0
-        if not 2 <= hw <= HEAD_MAX or head.shape[0] != rows:
-            raise ValueError(f"bound head: expected {rows} rows of 2 to {HEAD_MAX} columns")
-        col = int32_data(unl_col, "head columns", self.m.C)
-        fam = int32_data(fam_of, "head families", self.m.C)
-        for c in range(self.m.C):
-            j = col[c]
-            if (j >= 0) != (self.m.cls[c * CLS_W] < 0) or j != (n if j >= 0 else -1) or (fam[c] >= 0) == (j >= 0):
-                raise ValueError("head columns: the unlabeled outputs, in output order, and only those")
-            if j >= 0:
-                self.m.unl[n] = c
-                n += 1
-            nfam = max(nfam, fam[c] + 1)
-        if n == 0 or nfam == 0 or n + nfam > hw:
-            raise ValueError(f"bound head: {n} unlabeled outputs and {nfam} families do not fit {hw} columns")
-        half = head.dtype.itemsize == 2
-        data = array_data(head, "bound head", "e" if half else "f", 2 if half else 4, rows * hw, False)
-        if half:
-            self.m.head16 = <const unsigned short*>data
-        else:
-            self.m.head32 = <const float*>data
-        self.m.unl_col = col
-        self.m.fam_of = fam
-        self.m.n_unl = n
-        self.m.n_fam = nfam
-        self.m.hw = hw
-        self.head_keep = (head, unl_col, fam_of)
-
-    @property
-    def head_width(self):
-        """The bound head's columns (0: none; see set_head)."""
-        return self.m.hw
 
     def set_root_label(self, int label):
         """Parsing keeps label id ``label`` for arcs from the root, and for those alone (-1:

@@ -139,7 +139,6 @@ cdef enum:
     TPL_W = 5
     MAX_CLASS_UNITS = 4
     CLS_W = 6          # per class: label, unit0..unit3, spare
-    HEAD_MAX = 8       # the widest bound head (_bound.pxi): unlabeled outputs + 1
 
 
 cdef struct Feats:
@@ -189,14 +188,6 @@ cdef struct Model:
     float* gbuf                   # scratch: one group's sum (C floats)
     int root_lab                  # parsing: the label kept for arcs from the root, and for those
     #                               alone (see root_label_wrong); -1: no such rule
-    const float* head32           # parsing: the bound head (_bound.pxi), hw floats per bucket ...
-    const unsigned short* head16  #   ... or their float16 bits when not NULL; hw 0: no head
-    int hw
-    int n_unl                     # the unlabeled outputs, the head's first n_unl columns ...
-    int unl[HEAD_MAX]             #   ... in output order
-    int n_fam                     # the families of labeled outputs, one column each after those
-    const int* unl_col            # per output: its column in the head, -1 for a labeled one
-    const int* fam_of             # per output: its family (0 .. n_fam - 1), -1 for an unlabeled one
 
 
 cdef inline bint tok_ok(const St* s, int t) noexcept nogil:
@@ -531,7 +522,6 @@ cdef struct LegalMemo:
                        #   legal outputs in increasing order (count of them); NULL: not seen
     int* count         # per pattern: how many outputs are legal
     int on             # 0: not memoized (too many units, or out of memory)
-    int last           # the pattern of the last legal_outputs call (0 when not memoized)
 
 
 cdef void memo_open(LegalMemo* lm, bint wanted) noexcept nogil:
@@ -539,7 +529,6 @@ cdef void memo_open(LegalMemo* lm, bint wanted) noexcept nogil:
     are worked out once, instead of every output's units at every step (unless not wanted,
     or the system has more than MEMO_UNITS units)."""
     lm.on = wanted and N_ACTIONS <= MEMO_UNITS
-    lm.last = 0
     lm.unit = NULL
     lm.count = NULL
     if lm.on:
@@ -571,7 +560,6 @@ cdef int legal_outputs(LegalMemo* lm, St* s, const Model* m, int* scratch, const
     for a in range(N_ACTIONS):
         ok[a] = a < s.nact and valid_nt(s, a)
         pattern |= ok[a] << a
-    lm.last = pattern if lm.on else 0
     row = lm.unit[pattern] if lm.on else NULL
     if row == NULL:
         row = <int*>malloc(sizeof(int) * (2 * m.C + 1)) if lm.on else NULL

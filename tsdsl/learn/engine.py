@@ -10,7 +10,6 @@ import numpy as np
 
 from ..errors import UsageError
 from .data import Batch
-from .bound import head_from_dense, head_from_table, head_layout
 from .outputs import Outputs
 from .scoring import scoring_groups
 from .weights import ParseTable, SparseWeights
@@ -73,11 +72,6 @@ class Engine:
             self._dense = np.ascontiguousarray(table.dense, dtype=dense_type).reshape(-1)
             self.learner.set_sparse(self._refs, self._entries, len(table.entries), self._dense, len(table.dense))
         self.unbounded = kernel.system.unbounded
-        self._head_layout = None if train or self.unbounded else head_layout(outputs.table)
-        if self._head_layout is not None:  # greedy steps an unlabeled output wins by a bound (bound.py)
-            lay = self._head_layout
-            self._head = (head_from_table(table, lay) if table is not None else head_from_dense(self.W, self.live, lay))
-            self.learner.set_head(self._head, lay.cols, lay.family)
         if self.unbounded:
             self._bases = np.ascontiguousarray(features.instance_bases, dtype=np.int32).reshape(-1)
             self.cached = bool(cache and instance_cache_exact(kernel.system, features))
