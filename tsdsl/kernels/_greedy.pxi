@@ -84,9 +84,13 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
         pos[c] = -1
     if bounded and bound_open(&bu, memo) < 0:
         bounded = False  # no counters: every step scored whole
+    cdef bint stop = False
     with nogil:
         memo_open(&lm, memo)
         for si in range(n_sent):
+            if interrupted():
+                stop = True
+                break
             off = offsets[si]
             n = offsets[si + 1] - off
             st_place_in(&s, n, smem)
@@ -208,4 +212,6 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
     self.group_mismatches = mismatches  # (without groups, the few-outputs steps' self-check)
     self.few_steps = n_few
     self.bound_steps = n_bound
+    if stop:
+        raise KeyboardInterrupt()
     return n_steps, n_stuck, n_nm
