@@ -406,3 +406,19 @@ def test_nothing_to_compare_is_refused_or_said(tmp_path):
     spec.write_text(EAGER_NO_TERMINAL, encoding="utf-8")
     row = bounds_table(load_system(spec), [(2, 0), (0, 1, 2)], configs=20)
     assert row.configurations == 0 and row.average == {} and row.relative_difference == {}
+
+
+def test_a_mismatch_prints_the_exact_loss_as_an_integer():
+    # trial 32: `exact loss 5.0, fast 5` (the search counts in floats, to hold inf)
+    from tsdsl.verify.oracle_check import loss_text
+
+    assert [loss_text(x) for x in (5.0, 0.0, float("inf"), 2.5)] == ["5", "0", "inf", "2.5"]
+    from tsdsl.lang import load_system_text
+
+    # arc-eager's exact oracle, and a penalty that marks free RIGHT-ARCs after a mistake
+    text = (Path(__file__).resolve().parent.parent / "systems" / "arc-eager.ts").read_text(encoding="utf-8")
+    system = load_system_text(text + "  penalty RIGHT-ARC if gold_head(b) != s\n", "wrong.ts")
+    r = check_oracle(system, configs=100, max_n=5, budget=20_000)
+    text = render_report(r)
+    assert r.examples and "fast" in text
+    assert re.search(r"exact loss \d+, fast \d+;", text) and not re.search(r"exact loss \d+\.0", text), text

@@ -389,12 +389,12 @@ BOUNDS = [
     ("train", "--search-budget", "1", "0", None),
     ("train", "--explore", "0", "-0.1", ("1", "1.5")),
     ("train", "--explore-after", "0", "-1", None),
-    ("train", "--beam", "1", "0", None),
+    ("train", "--beam", "1", "0", ("256", "257")),  # MAX_BEAM (trial 32)
     ("train", "--seed", "0", "-5", None),
     ("train", "--hash-bits", "12", "11", ("26", "27")),
     ("train", "--prune", "0", "-0.5", None),
     ("train", "--repair-max-n", "1", "0", None),
-    ("parse", "--beam", "1", "0", None),
+    ("parse", "--beam", "1", "0", ("256", "257")),
     ("draw", "--limit", "0", "-1", None),  # 0: no limit (documented)
 ]
 

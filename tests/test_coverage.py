@@ -198,3 +198,15 @@ def test_cli_bad_budget(capsys, systems_dir, hand_file, budget):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "argument --budget: " in err and ("must be at least 1 or inf" in err or "expected an integer or inf" in err)
+
+
+def test_an_empty_file_is_warned_of_as_parse_does(capsys, systems_dir, tmp_path):
+    # trial 32: coverage printed `sentences: 0` with no word (parse warns of an empty input)
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("", encoding="utf-8")
+    code, out, err = run(capsys, "coverage", systems_dir / "arc-eager.ts", empty)
+    assert code == 0 and "sentences:" in out
+    assert err == f"warning: {empty}: no sentence to check\n"
+    # --deps refuses a file without enhanced dependencies, an empty one too (one message)
+    code, out, err = run(capsys, "coverage", systems_dir / "dag.ts", empty, "--deps")
+    assert code == 2 and err.count("\n") == 1 and "no enhanced dependencies" in err

@@ -690,6 +690,25 @@ def test_train_refuses_malformed_treebank(workdir, tmp_path, monkeypatch):
     assert not (tmp_path / "m").exists()
 
 
+@pytest.mark.parametrize("role", ["--train", "--dev"])
+def test_train_refuses_a_tree_with_two_roots_as_coverage_and_eval_do(workdir, tmp_path, monkeypatch, role):
+    """language.md §2: a gold tree has one word on the root; refused before any work, with the
+    line of the second root, for the training file and the dev file alike."""
+    train_module = importlib.import_module("tsdsl.learn.train")
+    monkeypatch.setattr(train_module, "compile_system", lambda *a, **kw: pytest.fail("built a kernel first"))
+    monkeypatch.setattr(train_module, "use_repair", lambda *a, **kw: pytest.fail("looked for a repair first"))
+    bad = tmp_path / "two-roots.conllu"
+    bad.write_text("# text = a b\n1\ta\ta\tX\tX\t_\t0\troot\t_\t_\n2\tb\tb\tX\tX\t_\t0\troot\t_\t_\n\n",
+                   encoding="utf-8")
+    files = {"--train": "train.conllu", "--dev": "dev.conllu", role: bad}
+    code, _, err = cli("train", SYSTEMS / "arc-eager.ts", "--train", files["--train"], "--dev", files["--dev"],
+                       "--out", tmp_path / "m", *FAST)
+    assert_refused(code, err, f"{bad}:3: more than one root (words 1, 2 have HEAD 0)")
+    assert not (tmp_path / "m").exists()
+    code, _, cov_err = cli("coverage", SYSTEMS / "arc-eager.ts", bad)
+    assert code != 0 and f"{bad}:3: more than one root" in cov_err
+
+
 def test_train_refuses_to_overwrite_other_directory(workdir, tmp_path):
     out = tmp_path / "precious"
     out.mkdir()

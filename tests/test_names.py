@@ -43,7 +43,7 @@ def test_a_mistyped_name_gets_did_you_mean(name, capsys):
     code = main(argv_for(name, "arc-eagr"))
     err = capsys.readouterr().err
     assert code != 0
-    assert "arc-eagr:0:0: error[TS001]: no such spec file or packaged system; did you mean `arc-eager`?" in err
+    assert "arc-eagr: error[TS001]: no such spec file or packaged system; did you mean `arc-eager`?" in err
     assert "Traceback" not in err
 
 
@@ -59,7 +59,7 @@ def test_a_missing_path_to_a_packaged_system_names_the_system(path, name, where,
     code = main(["check", path])
     err = capsys.readouterr().err
     assert code != 0
-    assert err == (f"{path}:0:0: error[TS001]: no such spec file (the packaged system of that name is `{name}`: "
+    assert err == (f"{path}: error[TS001]: no such spec file (the packaged system of that name is `{name}`: "
                    f"pass the name{where})\n")
 
 

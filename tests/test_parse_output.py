@@ -257,14 +257,30 @@ def test_parse_sentences_matches_the_per_word_pipeline(toy):
     assert stats.words == sum(s.n for s in sentences)
 
 
-@pytest.mark.parametrize("beam", [0, -3])
-def test_a_beam_under_one_is_refused(toy, beam):
-    """`tsdsl parse --beam 0` used to parse greedily without a word; train refuses it too."""
+@pytest.mark.parametrize("beam", [0, -3, 257, 10_000])
+def test_a_beam_outside_one_to_the_cap_is_refused(toy, beam):
+    """`tsdsl parse --beam 0` used to parse greedily without a word, and --beam 10000 ran for
+    minutes, deaf to Ctrl-C (trial 32); train refuses them too."""
+    from tsdsl.kernels.arguments import MAX_BEAM
     from tsdsl.treebank.conllu import read_conllu
 
+    assert MAX_BEAM == 256
     parser = load_parser(toy / "model")
-    with pytest.raises(UsageError, match="--beam must be at least 1"):
+    with pytest.raises(UsageError, match="--beam must be between 1 and 256, not"):
         parser.parse_sentences(read_conllu(toy / "dev.conllu")[:2], beam=beam)
+
+
+@pytest.mark.parametrize("command", ["train", "parse"])
+def test_the_command_line_refuses_a_beam_over_the_cap(toy, tmp_path, capsys, command):
+    from tsdsl.cli import main
+
+    args = (["train", "arc-eager", "--train", str(toy / "dev.conllu"), "--out", str(tmp_path / "m")]
+            if command == "train" else ["parse", str(toy / "model"), str(toy / "dev.conllu")])
+    with pytest.raises(SystemExit) as exc:
+        main(args + ["--beam", "100000"])
+    assert exc.value.code == 2
+    assert "argument --beam: must be between 1 and 256, got 100000" in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()
 
 
 def test_parse_replaces_an_input_head_column_that_is_no_tree(toy, tmp_path, capsys):

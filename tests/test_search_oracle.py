@@ -174,6 +174,43 @@ def test_an_inherited_oracle_that_does_not_fit_is_checked_and_replaced(toy):
     assert not (toy / "refused").exists()
 
 
+def test_an_own_oracle_that_is_wrong_off_the_gold_path_is_checked_and_replaced(toy):
+    # arc-eager's oracle plus a penalty that never fires on the gold path (RIGHT-ARC is taken
+    # only when s is b's gold head) but marks free RIGHT-ARCs after a mistake: following it
+    # reproduces every tree, and only the check against the exact loss finds it wrong
+    spec = toy / "arc-eager-own-wrong.ts"
+    spec.write_text((SYSTEMS / "arc-eager.ts").read_text(encoding="utf-8")
+                    + "  penalty RIGHT-ARC if gold_head(b) != s\n", encoding="utf-8")
+    out, meta, _ = _train(toy, spec, "ae-own-wrong-model")
+    assert meta["oracle"] == "search", meta["oracle_note"]
+    assert "oracle goldberg_nivre_2012 (declared in arc-eager-own-wrong.ts) does not hold for the transitions " \
+           "of arc-eager-own-wrong.ts" in meta["oracle_note"]
+    assert "derived by search instead" in meta["oracle_note"]
+    code, _, err = cli("train", spec, "--train", toy / "train.conllu", "--out", toy / "refused-own", *FAST,
+                       "--oracle", "dynamic")
+    assert code != 0 and "does not hold" in err and "--force-oracle" in err
+    assert not (toy / "refused-own").exists()
+
+
+def test_the_verdict_on_a_declared_oracle_is_cached_by_spec_hash(monkeypatch, tmp_path):
+    from tsdsl.learn import checked
+
+    monkeypatch.setenv("TSDSL_CACHE_DIR", str(tmp_path / "cache"))
+    calls = []
+    real = checked.check_oracle
+    monkeypatch.setattr(checked, "check_oracle", lambda *a, **kw: calls.append(a) or real(*a, **kw))
+    system = load_system(SYSTEMS / "arc-eager.ts")
+    first = checked.declared_oracle_holds(system, "goldberg_nivre_2012")
+    assert first == (True, "")  # (a note says so for an inherited oracle only)
+    assert checked.declared_oracle_holds(system, "goldberg_nivre_2012") == first
+    assert len(calls) == 1 and list((tmp_path / "cache" / "oracle-checks").glob("*.json"))
+    # another spec text is another key: the check runs again
+    other = tmp_path / "arc-eager-copy.ts"
+    other.write_text((SYSTEMS / "arc-eager.ts").read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
+    checked.declared_oracle_holds(load_system(other), "goldberg_nivre_2012")
+    assert len(calls) == 2
+
+
 def test_a_fitting_oracle_is_used_and_says_how_much_it_reproduces(toy):
     out, meta, _ = _train(toy, SYSTEMS / "arc-eager.ts", "ae-model")
     assert meta["oracle"] == "dynamic" and meta["oracle_reproduced"] == 1.0

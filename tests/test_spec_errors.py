@@ -105,7 +105,7 @@ ROWS = [
         "TS101", "bad.ts:2:60", r"^expression or guard nested too deeply"),
     Row("syntax/not-utf8", {"bad.ts": "system x\ncite \"caf\xe9\"\n".encode("latin-1")}, "TS002", "bad.ts:2:10",
         r"^spec is not valid UTF-8 \(invalid continuation byte at byte 18\)$"),
-    Row("syntax/missing-file", {}, "TS001", "bad.ts:0:0", r"^no such spec file$"),
+    Row("syntax/missing-file", {}, "TS001", "bad.ts", r"^no such spec file$"),
     # ---- parameters and settings (TS201-TS206) -----------------------------------------
     Row("param/unknown-in-expression", CP.replace("capacity 2", "capacity N + 1"), "TS201", "bad.ts:3:10",
         r"^unknown parameter 'N'; no parameters are declared$"),
@@ -436,6 +436,19 @@ def test_all_semantic_errors_are_reported_at_once():
     assert text.splitlines()[-1] == "5 errors"
 
 
+def test_a_duplicate_oracle_name_does_not_hide_the_errors_of_the_first_block():
+    # trial 32 (bad/e3.ts): the second `oracle o` replaced the first block, whose h -> h
+    # error went unreported until the duplicate was removed
+    text = ("system e3\nlists σ, β\nterminal (σ, [])\nSHIFT : (σ, b|β) => (σ|b, β)\n"
+            "LA : (σ|s, b|β) => (σ, b|β) arc b -> s\noracle o\nreachable h -> h if true\noracle o\n"
+            "reachable h -> d if len(σ) > 1\nloss = unreachable bound sideways\n")
+    with pytest.raises(SpecSemanticError) as info:
+        load_system_text(text, "e3.ts")
+    got = sorted((d.code, str(d.span)) for d in info.value.diagnostics)
+    assert got == [("TS200", "e3.ts:7:1"), ("TS200", "e3.ts:8:1"), ("TS232", "e3.ts:10:1")]
+    assert "must differ" in str(info.value) and "declared twice" in str(info.value)
+
+
 def test_errors_in_parent_and_child_are_reported_together(tmp_path: Path):
     (tmp_path / "base.ts").write_text(CP + "L = ← {Q: 1}\n", encoding="utf-8")
     (tmp_path / "child.ts").write_text("system child\nextends \"base.ts\"\nR = → {P: up}\n", encoding="utf-8")
@@ -494,7 +507,7 @@ def test_caret_keeps_tabs_in_the_prefix():
 def test_error_in_file_without_line_has_no_source_excerpt(tmp_path: Path):
     with pytest.raises(SpecSyntaxError) as info:
         load_system(tmp_path / "missing.ts")
-    assert str(info.value) == f"{tmp_path}/missing.ts:0:0: error[TS001]: no such spec file"
+    assert str(info.value) == f"{tmp_path}/missing.ts: error[TS001]: no such spec file"
 
 
 def test_a_leading_byte_order_mark_is_not_part_of_the_spec(tmp_path: Path):

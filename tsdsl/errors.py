@@ -24,7 +24,8 @@ class Span:
     end_col: int = 0
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        """``file:line:col``; just ``file`` for a whole file (line 0: a missing spec, say)."""
+        return f"{self.file}:{self.line}:{self.col}" if self.line > 0 else self.file
 
 
 NO_SPAN = Span("<none>", 0, 0)

@@ -42,7 +42,8 @@ class FastOracle:
         positive, self.hvar, self.dvar, pred = self.oracle.reach
         self.positive = positive
         self.reach_pred = it._pred(pred)
-        self.penalties = [(name, it._pred(p)) for name, p in self.oracle.penalties]
+        # with the variables each reads: a rule applies under a case only if it binds them all
+        self.penalties = [(name, it._pred(p), ir.pred_vars(p)) for name, p in self.oracle.penalties]
 
         self.monotonic = it.system.is_monotonic(self.n + 2)
 
@@ -166,17 +167,20 @@ class FastOracle:
     # ---- costs ---------------------------------------------------------------------
     def penalty(self, c: Config, action: str) -> int:
         """How many penalty rules mark ``action`` (an instance name) as not optimal in ``c``;
-        a rule written for a family name covers every instance."""
+        a rule written for a family name covers every instance.  A rule is read under the
+        case that applies (the first whose pattern and guard hold); one that reads a variable
+        this case does not bind does not apply (docs/language.md §7.4)."""
         total = 0
         entry = self.it._table(c)[1].get(action)
-        for name, pred in self.penalties:
+        for name, pred, variables in self.penalties:
             if entry is None or not ir.penalty_applies(name, entry[0]):
                 continue
             for cc in entry[1]:
                 env = cc.bind(c)
                 if env is not None:
-                    env["$gold"] = self.gold
-                    total += bool(pred(c, env))
+                    if variables <= env.keys():
+                        env["$gold"] = self.gold
+                        total += bool(pred(c, env))
                     break
         return total
 

@@ -199,7 +199,9 @@ class Coverage(Command):
         if args.limit is not None:
             sentences = list(itertools.islice(sentences, args.limit))
         if args.deps:
-            return _graph_coverage(system, sentences, args)
+            return _graph_coverage(system, sentences, args)  # (refuses a file without DEPS, an empty one too)
+        if not sentences:  # as `tsdsl parse` warns of an empty input
+            print(f"warning: {args.file}: no sentence to check", file=sys.stderr)
 
         def progress(v):
             print(f"{args.file}:{v.line}: {v.words} words: {v.status} ({v.seconds:.2f} s)", file=sys.stderr,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import UsageError
+from ..kernels.arguments import MAX_BEAM
 from .base import Command, at_least, number_in, parse_overrides, spec_argument, with_set
 
 
@@ -51,8 +52,10 @@ class Train(Command):
                         help="dynamic oracle: follow the model's prediction with probability P (default 1.0)")
         sp.add_argument("--explore-after", type=at_least(0), default=1, metavar="K",
                         help="dynamic oracle: explore from epoch K+1 on (default 1)")
-        sp.add_argument("--beam", type=at_least(1), default=1, help="beam width (1: greedy; >1: structured perceptron "
-                                                           "with early update; default 1)")
+        sp.add_argument("--beam", type=at_least(1, maximum=MAX_BEAM), default=1,
+                        help=f"beam width, at most {MAX_BEAM} (1: greedy; >1: structured perceptron with early "
+                             "update; default 1). Published beam parsers use 8 to 64, and the time per sentence "
+                             "grows faster than the width")
         sp.add_argument("--features", metavar="FILE.yaml", help="feature templates (default: the family's set, "
                                                                 "described in docs/features.md in the source repository)")
         sp.add_argument("--seed", type=at_least(0), default=1, help="random seed: everything random in training draws from it (default 1)")
@@ -181,7 +184,8 @@ class Parse(Command):
         sp.add_argument("--retag", action="store_true", help="predict every tag column the model's tagger has, "
                                                              "replacing the given tags (default: only empty columns)")
         sp.add_argument("-o", "--output", metavar="OUT.conllu", default="-", help="default: standard output")
-        sp.add_argument("--beam", type=at_least(1), help="beam width (default: the one the model was trained with). "
+        sp.add_argument("--beam", type=at_least(1, maximum=MAX_BEAM),
+                        help=f"beam width, at most {MAX_BEAM} (default: the one the model was trained with). "
                                                          "Another width usually parses worse, and a beam on a "
                                                          "greedy-trained model much worse (a user's en_lines "
                                                          "arc-standard model: LAS 82.5 greedy, 65.5 at --beam 8); "

@@ -18,4 +18,4 @@ from .nodes import *  # noqa: F401,F403  (the records are the IR's vocabulary)
 from .nodes import Num, Item, Pred, Term
 from .system import System
 from .walk import (EFFECT_KINDS, ITEM_KINDS, PRED_KINDS, TERM_KINDS, EffectWalker, ExprWalker, ItemWalker,
-                   PredWalker, TermWalker, Walker, pred_json, pred_text, term_text, visit_method)
+                   PredWalker, TermWalker, Walker, pred_json, pred_text, pred_vars, term_text, visit_method)

@@ -152,7 +152,40 @@ class _Json(PredWalker):
     def visit_const(self, p): return p.value
 
 
-_TEXT, _JSON = _Text(), _Json()
+class _Vars(ExprWalker):
+    """The pattern variables a predicate reads (its terms included), as a set."""
+
+    def visit_has_head(self, p): return {p.var}
+    def visit_is_root(self, p): return {p.var}
+    def visit_token_flag(self, p): return {p.var}
+    def visit_global_flag(self, p): return set()
+    def visit_path(self, p): return {p.ancestor, p.descendant}
+    def visit_arc_exists(self, p): return {p.head, p.dep}
+    def visit_length(self, p): return set()
+    def visit_cmp(self, p): return self.visit(p.left) | self.visit(p.right)
+    def visit_in_list(self, p): return self.visit(p.term)
+    def visit_connected(self, p): return {p.a, p.b}
+    def visit_not(self, p): return self.visit(p.item)
+    def visit_all(self, p): return set().union(*(self.visit(i) for i in p.items))
+    def visit_any(self, p): return set().union(*(self.visit(i) for i in p.items))
+    def visit_const(self, p): return set()
+    def visit_tvar(self, t): return {t.var}
+    def visit_tint(self, t): return set()
+    def visit_tfirst(self, t): return set()
+    def visit_tlast(self, t): return set()
+    def visit_tlen(self, t): return set()
+    def visit_tpos(self, t): return self.visit(t.term)
+    def visit_tgold(self, t): return self.visit(t.term)
+    def visit_tfunc(self, t): return self.visit(t.left) | self.visit(t.right)
+
+
+_TEXT, _JSON, _VARS = _Text(), _Json(), _Vars()
+
+
+def pred_vars(p: Pred) -> frozenset[str]:
+    """The pattern variables ``p`` reads: a penalty applies under a case only when that
+    case binds them all (docs/language.md §7.4), in the interpreter and the kernel alike."""
+    return frozenset(_VARS.visit(p))
 
 
 def pred_text(p: Pred) -> str:

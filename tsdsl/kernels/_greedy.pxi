@@ -76,9 +76,13 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
         raise MemoryError()
     for c in range(C):
         pos[c] = -1
+    cdef bint stop = False
     with nogil:
         memo_open(&lm, memo)
         for si in range(n_sent):
+            if interrupted():
+                stop = True
+                break
             off = offsets[si]
             n = offsets[si + 1] - off
             st_place_in(&s, n, smem)
@@ -179,4 +183,6 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
         gc_free(&gc)
     self.group_mismatches = mismatches  # (without groups, the few-outputs steps' self-check)
     self.few_steps = n_few
+    if stop:
+        raise KeyboardInterrupt()
     return n_steps, n_stuck, n_nm

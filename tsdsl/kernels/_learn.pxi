@@ -4,6 +4,23 @@
 # classifier outputs (tsdsl.learn.outputs) arrive as int32 tables; sentences as int64
 # token tables (tsdsl.learn.tokens).  Everything on the per-step path runs without the GIL.
 
+cdef extern from "Python.h":
+    int _check_signals "PyErr_CheckSignals" ()  # no except clause: the caller clears and re-raises
+    void _clear_error "PyErr_Clear" ()
+
+
+cdef bint interrupted() noexcept nogil:
+    """Whether a signal handler raised (Ctrl-C: KeyboardInterrupt) since the last check.  The
+    sentence loops run without the GIL, where Python never runs its handlers: they call this
+    once per sentence, stop, free what they hold and raise KeyboardInterrupt (trial 32: a
+    wide beam was deaf to Ctrl-C for minutes)."""
+    with gil:
+        if _check_signals() != 0:
+            _clear_error()
+            return True
+        return False
+
+
 include "_model.pxi"  # features, scoring, perceptron updates, labeled costs, label notes
 include "_groups.pxi"  # scoring groups: sums greedy parsing keeps per anchor token
 include "_few.pxi"  # scoring a few outputs: greedy steps with few legal outputs
@@ -360,8 +377,12 @@ cdef class Learner:
             free(sc)
             raise MemoryError()
         m.t = self.clock
+        cdef bint stop = False
         with nogil:
             for oi in range(n_order):
+                if interrupted():
+                    stop = True
+                    break
                 si = order[oi]
                 off = offsets[si]
                 n = offsets[si + 1] - off
@@ -413,6 +434,8 @@ cdef class Learner:
         self.clock = m.t
         self.check_sums()
         free(smem); free(tmem); free(blk); free(feats); free(unit); free(urow); free(ccost); free(ubest); free(sc)
+        if stop:
+            raise KeyboardInterrupt()
         return n_steps, n_wrong, n_stuck
 
     def train_sequence(self, object offsets_, object tokens, object order_, object actions_, object labels_,
@@ -458,8 +481,12 @@ cdef class Learner:
             free(smem); free(feats); free(unit); free(sc)
             raise MemoryError()
         m.t = self.clock
+        cdef bint stop = False
         with nogil:
             for oi in range(cp.n_order):
+                if interrupted():
+                    stop = True
+                    break
                 si = cp.order[oi]
                 off = cp.offsets[si]
                 n = cp.offsets[si + 1] - off
@@ -488,6 +515,8 @@ cdef class Learner:
         self.clock = m.t
         self.check_sums()
         free(smem); free(feats); free(unit); free(sc)
+        if stop:
+            raise KeyboardInterrupt()
         return n_steps, n_wrong, n_stuck
 
     def parse_greedy(self, object offsets_, object tokens, object out_heads_, object out_labels_,
@@ -542,8 +571,12 @@ cdef class Learner:
             maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
         self._open_beam(&w, width, maxn)
         m.t = self.clock
+        cdef bint stop = False
         with nogil:
             for oi in range(cp.n_order):
+                if interrupted():
+                    stop = True
+                    break
                 si = cp.order[oi]
                 off = cp.offsets[si]
                 n = cp.offsets[si + 1] - off
@@ -572,6 +605,8 @@ cdef class Learner:
         self.clock = m.t
         self.check_sums()
         beam_free(&w)
+        if stop:
+            raise KeyboardInterrupt()
         return n_steps, n_upd, n_stuck
 
     def parse_beam(self, object offsets_, object tokens, int width, object out_heads_, object out_labels_):
@@ -592,8 +627,12 @@ cdef class Learner:
         for si in range(cp.n_order):
             maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
         self._open_beam(&w, width, maxn)
+        cdef bint stop = False
         with nogil:
             for si in range(cp.n_order):
+                if interrupted():
+                    stop = True
+                    break
                 off = cp.offsets[si]
                 n = cp.offsets[si + 1] - off
                 self.fx.tok = cp.tok + off
@@ -611,6 +650,8 @@ cdef class Learner:
                     out_heads[off + d - 1] = out_head(&w.cur[0], d)
                     out_labels[off + d - 1] = w.cur[0].lab[d] if w.cur[0].head[d] >= 0 else -1
         beam_free(&w)
+        if stop:
+            raise KeyboardInterrupt()
         return n_steps, n_stuck
 
 

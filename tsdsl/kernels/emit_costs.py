@@ -422,6 +422,13 @@ class CostEmitter(GeneralDelta):
         names = self._case_names(case)
         self.emit(f"cdef inline bint pen_{o_ix}_{u}_{c_ix}(St* s, int i0, int i1) noexcept nogil:")
         self.emit('"""A penalty rule marks the action as not optimal."""', 1)
+        # a rule that reads a variable this case does not bind does not apply under it, as in
+        # the interpreter (tsdsl/oracle.py, FastOracle.penalty)
+        preds = [p for p in preds if ir.pred_vars(p) <= names.keys()]
+        if not preds:
+            self.emit("return 0", 1)
+            self.emit()
+            return
         self._declare(names, 1)
         self._bind(case.match, names, 1, check_lengths=False)
         expr = self.expr(names)

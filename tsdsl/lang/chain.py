@@ -172,11 +172,14 @@ def merge(chain: list[S.Spec], sink: DiagnosticSink) -> Merged:
                 once(f"transition {st.name!r}", st.span)
                 m.transitions[st.name] = st
             elif isinstance(st, S.OracleDecl):
+                twice = f"oracle {st.name!r}" in seen_here
                 once(f"oracle {st.name!r}", st.span)
                 if current_oracle is None:  # a file that declares oracles replaces the inherited ones
                     m.oracles = {}
-                m.oracles[st.name] = [st]
-                current_oracle = st.name
+                # a second block of the same name is an error, but both are lowered, so that the
+                # problems inside the first one are reported too (every problem at once)
+                current_oracle = f"{st.name}\0{st.span.line}" if twice else st.name
+                m.oracles[current_oracle] = [st]
             elif isinstance(st, (S.ReachRule, S.LossRule, S.PenaltyRule)):
                 if current_oracle is None:
                     sink.error(codes.ORACLE_RULE_OUTSIDE, "oracle rules must follow an `oracle NAME` line", st.span)

@@ -21,7 +21,8 @@ def lower_oracles(ctx: Context, system: ir.System, root: str) -> tuple[ir.Oracle
     """The oracle blocks of the spec, each checked against the system's actions."""
     out = []
     actions = {a.name: a for a in system.actions_for(8)}
-    for name, (decl, *rules) in ctx.m.oracles.items():
+    for decl, *rules in ctx.m.oracles.values():
+        name = decl.name
         reach = None
         losses: list[ir.LossExpr] = []
         penalties = []

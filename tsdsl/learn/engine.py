@@ -9,14 +9,13 @@ from typing import Optional
 import numpy as np
 
 from ..errors import UsageError
+from ..kernels.arguments import MAX_BEAM, check_beam  # noqa: F401  (the learner's face of them)
 from .data import Batch
 from .outputs import Outputs
 from .scoring import scoring_groups
 from .weights import ParseTable, SparseWeights
 
 OPEN_R = {"R": 1, "L": 0}
-
-
 class Engine:
     """Greedy and beam search, training and parsing, for one system and one weight table."""
 

@@ -41,7 +41,7 @@ from ..treebank.repair import make_tree
 from ..treebank.trees import reaches_root
 from ..treebank.tokenize import words_of
 from .data import columns_of, make_batch
-from .engine import Engine
+from .engine import Engine, check_beam
 from .model import Model, ModelError, load
 from .outputs import build_outputs, unit_names
 from .known_tags import UnknownTags, known_upos, unknown_upos
@@ -396,8 +396,7 @@ class Parser(_TagColumns):
         t0 = time.perf_counter()
         batch = make_batch(without_columns(columns, self.ignored), self.model.features.token_attrs)
         width = self.beam if beam is None else beam
-        if width < 1:
-            raise UsageError(f"--beam must be at least 1, not {width}")
+        check_beam(width)
         if log_nonmonotonic and width > 1:
             raise UsageError("the non-monotonic log (--nm-log) is kept by greedy parsing only; use --beam 1")
         h, l, steps, stuck, events = self.engine.parse(batch, beam=width, log_nonmonotonic=log_nonmonotonic)

@@ -43,11 +43,12 @@ from ..treebank.projectivize import LIFT_MARK, lift
 from ..treebank.trees import is_projective
 from .data import columns_of, make_batch
 from .derive import DEFAULT_BUDGET, search_oracle
-from .engine import Engine
+from .engine import Engine, check_beam
 from .model import Model, check_writable, save, spec_sources
 from .outputs import build_outputs, unit_names
 from .parser import FALLBACK_LABELS, IGNORED_COLUMNS, Parser, absent_columns, fallback_labels, warn_absent_columns
 from .progress import Progress
+from .checked import declared_oracle_holds
 from .derived import DerivedUse, use_derived_oracle
 from .mode import training_mode
 from .repaired import QUICK_N, RepairUse, use_repair
@@ -127,8 +128,7 @@ class TrainOptions:
             raise UsageError("--search-budget must be at least 1")
         if not 0.0 <= self.explore <= 1.0:
             raise UsageError("--explore must lie in 0..1")
-        if self.beam < 1:
-            raise UsageError("--beam must be at least 1")
+        check_beam(self.beam)
         if self.nonproj not in ("lift", "skip"):
             raise UsageError(f"--nonproj must be lift or skip, not {self.nonproj!r}")
         if self.parser_tags not in PARSER_TAGS:
@@ -348,41 +348,16 @@ def refuse_if_underivable(system) -> None:
                      "to train with and a parser would finish no sentence; nothing was trained")
 
 
-INHERITED_CHECK_CONFIGS = 300
-"""Configurations on which an inherited oracle is compared with the exact loss of the child's
-transitions (sentences of up to 6 words) before it trains."""
-
-
-def inherited_oracle_holds(system, oracle_name: str) -> tuple[bool, str]:
-    """Whether an oracle declared in an ancestor spec still holds for ``system``'s transitions:
-    ``tsdsl check-oracle`` on a few hundred configurations (exact losses must match the exact
-    loss, bounds stay on their side).  Oracles declared in the spec itself are taken as
-    written (``tsdsl check-oracle`` checks them)."""
-    from ..verify.oracle_check import check_oracle
-
-    oracle = next(o for o in system.oracles if o.name == oracle_name)
-    if Path(oracle.origin.file).resolve() == Path(system.source_file).resolve():
-        return True, ""
-    report = check_oracle(system, oracle_name, configs=INHERITED_CHECK_CONFIGS, max_n=6, budget=20_000)
-    # named by file: the spec that trains may be a verified repair the user never named
-    what = f"oracle {oracle_name} (declared in {Path(oracle.origin.file).name})"
-    whose = f"the transitions of {Path(system.source_file).name}"
-    if not report.checked:
-        return False, f"{what} cannot be checked against {whose}: {report.shortfall()}"
-    if report.ok:
-        return True, f"{what} checked against {whose}"
-    wrong = ", ".join(f"{k} {v}" for k, v in report.mismatches.items() if v)
-    return False, (f"{what} does not hold for {whose} "
-                   f"(mismatches against the exact loss on {report.configurations} configurations: {wrong})")
-
-
-def choose_oracle(kernel, batch, options: "TrainOptions", where: Optional[str] = None) -> OracleChoice:
+def choose_oracle(kernel, batch, options: "TrainOptions", where: Optional[str] = None, *,
+                  checked: bool = False) -> OracleChoice:
     """The oracle to train with.  A declared oracle is first followed over the training trees
     and must reproduce at least :data:`ORACLE_MIN_REPRODUCED` of them; ``auto`` takes it
     (dynamic when its loss is exact or an upper bound, static when a lower bound, as
     :func:`resolve_oracle`) and otherwise, or without one, the static oracle by search.
     ``where`` starts an error message (default: the spec's file): the user's spec, when the
-    kernel's is a repair or derived-oracle spec in the cache."""
+    kernel's is a repair or derived-oracle spec in the cache.  Before it trains, the oracle is
+    compared with the exact loss (:func:`declared_oracle_holds`, whether the spec declares it
+    or inherits it), unless ``checked`` says that was done already (a derived oracle)."""
     system = kernel.system
     where = where or system.source_file
     if options.oracle == "search" or (options.oracle == "auto" and not kernel.gen.losses):
@@ -396,7 +371,7 @@ def choose_oracle(kernel, batch, options: "TrainOptions", where: Optional[str] =
         raise UsageError(f"{where}: following oracle {name}, only {100 * terminal:.1f}% of the training "
                          "trees reach a terminal configuration: a parser trained with it would finish (almost) no "
                          "sentence (--force-oracle does not change that); train with --oracle search (or auto)")
-    holds, why = inherited_oracle_holds(system, kernel.gen.losses[loss_index][0])
+    holds, why = (True, "") if checked else declared_oracle_holds(system, kernel.gen.losses[loss_index][0])
     if (share >= ORACLE_MIN_REPRODUCED and holds) or options.force_oracle:
         note = f"oracle {name} reproduces {100 * share:.1f}% of the training trees" + (f"; {why}" if why else "")
         return OracleChoice(kind, loss_index, share, note)
@@ -426,9 +401,16 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         raise UsageError(f"{spec}: capacity inf trains greedily (each family instance is scored from its own "
                          "tokens; beam search over instances is not implemented): use --beam 1")
     check_writable(out_dir, options.force)
-    check_input(train_file, "training file")  # the dev file is read after the oracle work: check it now
+    check_input(train_file, "training file")
     if dev_file:
         check_input(dev_file, "dev file")
+    if not system.multihead:  # (DAG systems read enhanced graphs, below)
+        # read and checked before any work: a gold tree is one tree, with one word on the root
+        # (`c5.conllu:2: more than one root`), as coverage and eval require
+        train_sents = read_conllu(train_file)
+        dev_sents = read_conllu(dev_file) if dev_file else []
+        if not train_sents:
+            raise UsageError(f"{train_file}: no sentences")
     clash = class_clash(system, QUICK_N)  # only when some class has several members
     if clash is not None:
         raise UsageError(f"{user_spec}: {clash.describe()} (`tsdsl verify {user_spec}` shows the configuration)")
@@ -464,10 +446,6 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         return TrainResult(**train_graphs(system, kernel, features, data, train_file, dev_file, out_dir, options,
                                           (MAX_EPOCHS, EPOCHS_WITHOUT_DEV), progress=progress))
 
-    train_sents = read_conllu(train_file, allow_multiple_roots=True)
-    dev_sents = read_conllu(dev_file, allow_multiple_roots=True) if dev_file else []
-    if not train_sents:
-        raise UsageError(f"{train_file}: no sentences")
     kernel = compile_system(system, fallback=False)
     trees, keep, lifted, skipped = prepare_gold(system, train_sents, options.nonproj)
     if (lifted or skipped) and system.produces not in PROJECTIVE_CLASSES and progress is not None:
@@ -505,7 +483,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         where += " (its derived oracle)"
     elif system.source_file != user_spec:
         where += " (its verified repair)"
-    choice = choose_oracle(kernel, batch, options, where)
+    choice = choose_oracle(kernel, batch, options, where, checked=derived.used)
     if derived.used and choice.kind != "search":
         choice.note = f"derived oracle ({'exact' if derived.exact else 'a lower bound'}): {choice.note}"
     oracle, loss_index = choice.kind, choice.loss_index

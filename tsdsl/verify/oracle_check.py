@@ -305,6 +305,14 @@ CHECKED = {
 """Per kind of loss formula: its name, what check-oracle found when it holds, and when not."""
 
 
+def loss_text(value: float) -> str:
+    """A loss as printed: ``5``, not ``5.0`` (the exact search counts in floats, to hold ``inf``:
+    no terminal configuration is reachable)."""
+    if math.isinf(value):
+        return "inf"
+    return str(int(value)) if value == int(value) else str(value)
+
+
 def render_report(r: OracleReport) -> str:
     lines = [f"{r.system}: oracle {r.oracle}: {r.configurations} configurations "
              f"({r.skipped_dead} dead-end configurations and {r.skipped_budget} over the search budget skipped), "
@@ -316,10 +324,10 @@ def render_report(r: OracleReport) -> str:
         lines.append(f'  loss "{name}" (declared {kind}): {verdict}')
     for m in r.examples:
         if m.bound == "exact":
-            detail = (f"exact loss {m.exact}, fast {m.fast}; zero-cost exact {m.exact_zero} vs fast "
+            detail = (f"exact loss {loss_text(m.exact)}, fast {m.fast}; zero-cost exact {m.exact_zero} vs fast "
                       f"{m.fast_zero}")
         else:
-            detail = f"exact loss {m.exact}, {CHECKED[m.bound][0]} {m.fast} ({CHECKED[m.bound][2]})"
+            detail = f"exact loss {loss_text(m.exact)}, {CHECKED[m.bound][0]} {m.fast} ({CHECKED[m.bound][2]})"
         lines.append(f"  mismatch ({m.loss}): gold heads {' '.join(map(str, m.gold))}; {detail}")
         lines.append(f"    actions: {' '.join(m.actions) or '(initial configuration)'}")
         lines.extend("    " + t for t in m.trace.splitlines())
