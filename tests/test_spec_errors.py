@@ -534,3 +534,23 @@ def test_not_utf8_shows_the_line_with_a_replacement_character(tmp_path: Path):
     assert lines[0].startswith(f"{path}:2:11: error[TS002]: spec is not valid UTF-8")
     assert lines[1] == "    cite \"Fern\ufffdndez\""
     assert lines[2] == "    " + " " * 10 + "^"
+
+
+@pytest.mark.parametrize("content", [
+    b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8,            # a binary file passed as a spec
+    b"system x\n  lists: \x1b[31m oops " + b"y" * 400 + b"\n",     # an escape sequence, a long line
+], ids=["binary", "escape-sequence"])
+def test_the_shown_source_line_is_safe_for_a_terminal(content: bytes, tmp_path: Path):
+    """A diagnostic's copy of the source line holds no character a terminal would act on (they
+    show as U+FFFD) and at most a window of SHOWN_WIDTH characters around the column (marked
+    with …), the caret inside it."""
+    from tsdsl.errors import SHOWN_WIDTH
+
+    spec = tmp_path / "x.ts"
+    spec.write_bytes(content)
+    with pytest.raises(SpecError) as info:
+        load_system(spec)
+    shown, caret = str(info.value).splitlines()[1:3]
+    assert all(ch.isprintable() for ch in shown)
+    assert len(shown) <= 4 + 1 + SHOWN_WIDTH + 1
+    assert caret.strip() == "^" and caret.index("^") < len(shown)

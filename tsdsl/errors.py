@@ -45,12 +45,28 @@ class Diagnostic:
         head = f"{self.span}: error[{self.code}]: {self.message}"
         lines = [head]
         if self.source_line is not None and self.span.line > 0:
-            text = self.source_line.rstrip("\n")
+            text, col = _shown(self.source_line.rstrip("\n"), self.span.col)
             lines.append(f"    {text}")
-            lines.append("    " + _caret_prefix(text, self.span.col) + "^")
+            lines.append("    " + _caret_prefix(text, col) + "^")
         if self.expected:
             lines.append("    expected one of: " + ", ".join(self.expected))
         return "\n".join(lines)
+
+
+SHOWN_WIDTH = 160
+"""The most characters of a source line a diagnostic shows (a window around the column)."""
+
+
+def _shown(text: str, col: int) -> tuple[str, int]:
+    """The source line as a diagnostic shows it, and the caret's column in it: characters a
+    terminal would act on (control characters: a binary file read as a spec, an escape
+    sequence) as U+FFFD, and a long line cut to a window around the column, marked with …."""
+    text = "".join(ch if ch == "\t" or ch.isprintable() else "\ufffd" for ch in text)
+    if len(text) <= SHOWN_WIDTH:
+        return text, col
+    start = max(0, min(col - 1 - SHOWN_WIDTH // 2, len(text) - SHOWN_WIDTH))
+    window = text[start:start + SHOWN_WIDTH]
+    return ("…" if start else "") + window + ("…" if start + SHOWN_WIDTH < len(text) else ""), col - start + (1 if start else 0)
 
 
 def _caret_prefix(text: str, col: int) -> str:
