@@ -449,6 +449,17 @@ def test_a_duplicate_oracle_name_does_not_hide_the_errors_of_the_first_block():
     assert "must differ" in str(info.value) and "declared twice" in str(info.value)
 
 
+def test_a_duplicate_transition_name_does_not_hide_the_errors_of_the_first():
+    # trial 32: the second LEFT-ARC replaced the first, whose unbound q went unreported
+    text = ("system dup\nlists σ, β\nterminal (σ, [])\nSHIFT : (σ, b|β) => (σ|b, β)\n"
+            "LA : (σ|s, b|β) => (σ, b|β) arc b -> s if has_head(q)\n"
+            "LA : (σ|s, b|β) => (σ, b|β) arc b -> s\n")
+    with pytest.raises(SpecSemanticError) as info:
+        load_system_text(text, "dup.ts")
+    got = sorted((d.code, str(d.span)) for d in info.value.diagnostics)
+    assert got == [("TS200", "dup.ts:6:1"), ("TS210", "dup.ts:5:52")]
+
+
 def test_errors_in_parent_and_child_are_reported_together(tmp_path: Path):
     (tmp_path / "base.ts").write_text(CP + "L = ← {Q: 1}\n", encoding="utf-8")
     (tmp_path / "child.ts").write_text("system child\nextends \"base.ts\"\nR = → {P: up}\n", encoding="utf-8")

@@ -169,8 +169,11 @@ def merge(chain: list[S.Spec], sink: DiagnosticSink) -> Merged:
                 once(f"flag {st.name!r}", st.span)
                 m.flags[st.name] = st
             elif isinstance(st, (S.CPTransition, S.RuleTransition)):
+                twice = f"transition {st.name!r}" in seen_here
                 once(f"transition {st.name!r}", st.span)
-                m.transitions[st.name] = st
+                # as for oracles below: a second one of the same name is an error, but both are
+                # lowered, so that the problems inside the first one are reported too
+                m.transitions[f"{st.name}\0{st.span.line}" if twice else st.name] = st
             elif isinstance(st, S.OracleDecl):
                 twice = f"oracle {st.name!r}" in seen_here
                 once(f"oracle {st.name!r}", st.span)
