@@ -191,6 +191,11 @@ def test_an_action_the_spec_does_not_have_is_unknown_not_illegal():
     assert [s.action for s in info.value.steps] == ["SHIFT", None]
     with pytest.raises(TraceError, match=r"^step 0: unknown action 'shift' .*; did you mean SHIFT\?\)$"):
         run_trace(it, WORDS, ["shift"])
+    # a family named without its indexes is said to need them (trial 31: "did you mean LEFT-ARC(3,2)?")
+    ef = Interpreter(load_system(SYSTEMS / "easy-first.ts"))
+    with pytest.raises(TraceError, match=r"^step 0: LEFT-ARC needs its indexes: one of LEFT-ARC\(2,1\), "
+                                         r"LEFT-ARC\(3,2\) here"):
+        run_trace(ef, ["a", "b", "c"], ["LEFT-ARC"])
 
 
 # ---------------------------------------------------------------------------------

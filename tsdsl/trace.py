@@ -90,6 +90,10 @@ def unknown_action(name: str, known: Sequence[str]) -> str:
     case-insensitively (``shift`` finds ``SHIFT``)."""
     import difflib
 
+    instances = [k for k in known if k.upper().startswith(name.upper() + "(")]
+    if instances:  # a family named without its indexes (easy-first's LEFT-ARC)
+        return (f"{name} needs its indexes: one of {', '.join(instances)} here "
+                "(the instances depend on the sentence length)")
     by_upper = {k.upper(): k for k in known}
     close = difflib.get_close_matches(name.upper(), list(by_upper), n=1, cutoff=0.6)
     hint = f"; did you mean {by_upper[close[0]]}?" if close else ""
