@@ -565,3 +565,12 @@ def test_the_shown_source_line_is_safe_for_a_terminal(content: bytes, tmp_path: 
     assert all(ch.isprintable() for ch in shown)
     assert len(shown) <= 4 + 1 + SHOWN_WIDTH + 1
     assert caret.strip() == "^" and caret.index("^") < len(shown)
+
+
+def test_a_spec_without_transitions_is_not_taken_for_the_other_style():
+    # trial 31: a rewrite-rule spec whose transitions were all missing also got three TS214s
+    # ("`lists` is for rewrite-rule systems; control-parameter systems use O and U ...")
+    text = "system x\n  root left\n  lists σ, β\n  initial ([root], [1..n])\n  terminal (σ, [])\n"
+    with pytest.raises(SpecSemanticError) as info:
+        load_system_text(text, "x.ts")
+    assert [d.code for d in info.value.diagnostics] == ["TS215"]

@@ -21,13 +21,18 @@ def _style_of(t) -> str:
 
 
 def spec_style(m: Merged) -> str:
-    """``"cp"`` or ``"rewrite"``.  With transitions of one style only, that one (control
-    parameters when there are none).  With both, the style with more transitions and
+    """``"cp"`` or ``"rewrite"``.  With transitions of one style only, that one; with none,
+    the style of the style-only statements (``lists``, ``initial`` against ``capacity``...),
+    control parameters when there are none either.  With both, the style with more transitions and
     style-only statements (``capacity``... against ``lists``, ``initial``); on a tie, the
     first transition's."""
     styles = [_style_of(t) for t in m.transitions.values()]
+    if not styles:  # none (an error of its own): the style statements say which was meant
+        cp = sum(k in m.singles for k in CP_STATEMENTS)
+        rw = sum(k in m.singles for k in REWRITE_STATEMENTS)
+        return "rewrite" if rw > cp else "cp"
     if "cp" not in styles or "rewrite" not in styles:
-        return styles[0] if styles else "cp"
+        return styles[0]
     cp = styles.count("cp") + sum(k in m.singles for k in CP_STATEMENTS)
     rw = styles.count("rewrite") + sum(k in m.singles for k in REWRITE_STATEMENTS)
     return "cp" if cp > rw else "rewrite" if rw > cp else styles[0]
