@@ -574,3 +574,13 @@ def test_a_spec_without_transitions_is_not_taken_for_the_other_style():
     with pytest.raises(SpecSemanticError) as info:
         load_system_text(text, "x.ts")
     assert [d.code for d in info.value.diagnostics] == ["TS215"]
+
+
+def test_an_unknown_list_in_a_membership_test_is_pointed_at_itself():
+    # trial 31: the caret of `d in δ` stood under d, not under the unknown list
+    text = ("system m\n  root left\n  lists σ, β\n  initial ([root], [1..n])\n  terminal (σ, [])\n"
+            "  SHIFT : (σ, b|β) => (σ|b, β)\n  LA : (σ|s, b|β) => (σ, b|β) arc b -> s if s in δ\n")
+    with pytest.raises(SpecSemanticError) as info:
+        load_system_text(text, "m.ts")
+    (d,) = [d for d in info.value.diagnostics if d.code == "TS209"]
+    assert text.splitlines()[d.span.line - 1][d.span.col - 1] == "δ"

@@ -43,7 +43,8 @@ def lower_guard(ctx: Context, g: S.Guard, bound: set[str], root: str, oracle: bo
         term = lower_term(ctx, g.term, bound, oracle)
         known = ctx.known_lists()
         if g.list not in known:
-            ctx.err(codes.LIST_SHAPE, f"unknown list {g.list!r}; the lists are {', '.join(known)}", g.span)
+            ctx.err(codes.LIST_SHAPE, f"unknown list {g.list!r}; the lists are {', '.join(known)}",
+                    g.list_span or g.span)
         return ir.InList(term, g.list)
     if isinstance(g, S.GCompare) and not (isinstance(g.call, S.GCall) and g.call.name == "len"
                                           and not _mentions_vars(g.value, bound)):

@@ -475,7 +475,8 @@ class _ToAST(Transformer):
 
     def member(self, meta, items):
         left, lst = items
-        return S.GMember(self._operand(left), S.ascii_name(str(lst)), self._span(meta))
+        where = self._tspan(lst) if isinstance(lst, Token) else None
+        return S.GMember(self._operand(left), S.ascii_name(str(lst)), self._span(meta), where)
 
     # ---- oracle rules ----
     def oracle_decl(self, meta, items):

@@ -79,6 +79,7 @@ class GMember:
     term: Union[GCall, "ParamRef"]
     list: str
     span: Span
+    list_span: Optional[Span] = None  # the list's name alone (where an unknown list is reported)
 
 
 @dataclass(frozen=True)
