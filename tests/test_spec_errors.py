@@ -436,28 +436,24 @@ def test_all_semantic_errors_are_reported_at_once():
     assert text.splitlines()[-1] == "5 errors"
 
 
-def test_a_duplicate_oracle_name_does_not_hide_the_errors_of_the_first_block():
-    # trial 32 (bad/e3.ts): the second `oracle o` replaced the first block, whose h -> h
-    # error went unreported until the duplicate was removed
-    text = ("system e3\nlists σ, β\nterminal (σ, [])\nSHIFT : (σ, b|β) => (σ|b, β)\n"
-            "LA : (σ|s, b|β) => (σ, b|β) arc b -> s\noracle o\nreachable h -> h if true\noracle o\n"
-            "reachable h -> d if len(σ) > 1\nloss = unreachable bound sideways\n")
-    with pytest.raises(SpecSemanticError) as info:
-        load_system_text(text, "e3.ts")
-    got = sorted((d.code, str(d.span)) for d in info.value.diagnostics)
-    assert got == [("TS200", "e3.ts:7:1"), ("TS200", "e3.ts:8:1"), ("TS232", "e3.ts:10:1")]
-    assert "must differ" in str(info.value) and "declared twice" in str(info.value)
+_HEAD = "system d\nlists σ, β\nterminal (σ, [])\nSHIFT : (σ, b|β) => (σ|b, β)\n"
 
 
-def test_a_duplicate_transition_name_does_not_hide_the_errors_of_the_first():
-    # trial 32: the second LEFT-ARC replaced the first, whose unbound q went unreported
-    text = ("system dup\nlists σ, β\nterminal (σ, [])\nSHIFT : (σ, b|β) => (σ|b, β)\n"
-            "LA : (σ|s, b|β) => (σ, b|β) arc b -> s if has_head(q)\n"
-            "LA : (σ|s, b|β) => (σ, b|β) arc b -> s\n")
+@pytest.mark.parametrize("body, expected", [
+    # trial 32 (bad/e3.ts): the second `oracle o` replaced the first block, whose h -> h error
+    # went unreported until the duplicate was removed
+    ("LA : (σ|s, b|β) => (σ, b|β) arc b -> s\noracle o\nreachable h -> h if true\noracle o\n"
+     "reachable h -> d if len(σ) > 1\nloss = unreachable bound sideways\n",
+     [("TS200", "d.ts:7:1"), ("TS200", "d.ts:8:1"), ("TS232", "d.ts:10:1")]),
+    # the same for transitions: the second LA replaced the first, whose unbound q went unreported
+    ("LA : (σ|s, b|β) => (σ, b|β) arc b -> s if has_head(q)\nLA : (σ|s, b|β) => (σ, b|β) arc b -> s\n",
+     [("TS200", "d.ts:6:1"), ("TS210", "d.ts:5:52")]),
+], ids=["oracle", "transition"])
+def test_a_duplicate_name_does_not_hide_the_errors_of_the_first_declaration(body, expected):
     with pytest.raises(SpecSemanticError) as info:
-        load_system_text(text, "dup.ts")
-    got = sorted((d.code, str(d.span)) for d in info.value.diagnostics)
-    assert got == [("TS200", "dup.ts:6:1"), ("TS210", "dup.ts:5:52")]
+        load_system_text(_HEAD + body, "d.ts")
+    assert sorted((d.code, str(d.span)) for d in info.value.diagnostics) == expected
+    assert "declared twice" in str(info.value)
 
 
 def test_errors_in_parent_and_child_are_reported_together(tmp_path: Path):
