@@ -289,7 +289,7 @@ def test_trace_labels(capsys):
                        "--actions", "SHIFT RIGHT-ARC:obj")
     assert code == 0
     assert "a -obj-> b" in out
-    assert out.splitlines()[-1] == "heads: _ 1"
+    assert out.splitlines()[-2:] == ["heads: _ 1", "labels: _ obj"]
 
 
 def test_trace_actions_file(capsys, tmp_path):
@@ -308,7 +308,9 @@ def test_trace_indexed_action_names(capsys):
     assert code == 0, err
     assert "LEFT-ARC(3,2)" in out and "b -> a" in out
     assert "RIGHT-ARC(2,1):dep" in out and "b -dep-> c" in out
-    assert out.splitlines()[-1] == "heads: 2 0 2"
+    # the last word standing goes to the root by the spec's end rule, which no row shows
+    assert out.splitlines()[-3:] == ["heads: 2 0 2", "labels: _ root dep",
+                                     "finally (the spec's end rule): root -root-> b"]
 
 
 def test_systems_lists_every_packaged_spec_by_a_name_commands_accept(capsys):
