@@ -56,14 +56,11 @@ class _Derivation:
     saying why (``Derivations.NOT_DERIVABLE``, ``OVER_BUDGET``, ...)."""
 
     def __init__(self, kernel, gold, budget: int):
-        from ..verify.planar import anchored_list, arc_gap, takes_dependents
+        from ..verify.planar import search_pruning
 
         system = kernel.system
         n = len(gold)
-        found = arc_gap(system, n)
-        gap = None if found is None else found[1]
-        prune = dict(gap=gap, bottom_up=gap is not None and takes_dependents(system, n),
-                     anchor=None if gap is None else anchored_list(system, n))
+        prune = search_pruning(system, n)
         d = kernel.derive([list(gold)], budget=budget, strict=True, **prune)
         if int(d.status[0]) != d.DERIVED and not system.is_monotonic(n + 1):
             d = kernel.derive([list(gold)], budget=budget, **prune)

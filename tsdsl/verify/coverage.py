@@ -35,7 +35,7 @@ from ..errors import UsageError
 from ..interp import Interpreter
 from ..treebank.trees import is_projective
 from .loss import BudgetExceeded, find_derivation, static_oracle
-from .planar import anchored_list, arc_gap, nonderivable_by_crossing, reordering, takes_dependents
+from .planar import nonderivable_by_crossing, reordering, search_pruning
 
 log = logging.getLogger("tsdsl.coverage")
 
@@ -288,10 +288,7 @@ def compiled_search(system: ir.System, compiled, heads: list, limit: Optional[in
     searches are guided towards the gold tree's projective order (``CompiledSystem.derive``'s
     ``guide``); the search stays exhaustive, so the answers are as exact."""
     limit = (2 ** 62) if limit is None else limit
-    found = arc_gap(system, len(heads))
-    gap = None if found is None else found[1]
-    prune = dict(gap=gap, bottom_up=gap is not None and takes_dependents(system, len(heads)),
-                 anchor=None if gap is None else anchored_list(system, len(heads)))
+    prune = search_pruning(system, len(heads))
     guide = reordering(system)
     canonical = compiled.canonical_order()
     orders: list = ["canonical"]

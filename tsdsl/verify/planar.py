@@ -334,6 +334,17 @@ def anchored_list(system: ir.System, n_words: int = 8) -> Optional[int]:
     return _anchor(system, n_tokens if system.unbounded else 0)
 
 
+def search_pruning(system: ir.System, n_words: int) -> dict:
+    """The keyword arguments of ``CompiledSystem.derive`` that this module's proofs allow for
+    sentences of ``n_words`` words: ``gap`` (:func:`arc_gap`), ``bottom_up``
+    (:func:`takes_dependents`) and ``anchor`` (:func:`anchored_list`), or none of them where
+    no gap is proved.  They drop only configurations that cannot finish the gold tree."""
+    found = arc_gap(system, n_words)
+    gap = None if found is None else found[1]
+    return dict(gap=gap, bottom_up=gap is not None and takes_dependents(system, n_words),
+                anchor=None if gap is None else anchored_list(system, n_words))
+
+
 def nonderivable_by_crossing(system: ir.System, heads: Sequence[int]) -> Optional[str]:
     """Why ``heads`` (CoNLL-U numbering) cannot be derived, when the proof applies: crossing
     gold arcs that would all have to be built (G = 0), or a set of gold arcs none of which can
