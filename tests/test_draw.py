@@ -415,3 +415,18 @@ def test_the_page_gets_the_mode_open_would_give(tmp_path, capsys):
         assert out.stat().st_mode & 0o777 == 0o644  # not mkstemp's private 0600
     finally:
         os.umask(mask)
+
+
+def test_a_long_caption_widens_the_svg_for_its_bold_font(tmp_path, capsys):
+    """trial 31: "1 · en_gum-GUM_academic_art-sentence-number-0001: Yes." was cut off, the SVG
+    sized for regular text while captions are bold (DejaVu Sans Bold runs about 10-15% wider)."""
+    from tsdsl.draw.svg import text_width
+
+    short = tmp_path / "short.conllu"
+    short.write_text("# sent_id = en_gum-GUM_academic_art-sentence-number-0001\n# text = Yes.\n"
+                     "1\tYes\t_\tINTJ\t_\t_\t0\troot\t_\t_\n2\t.\t_\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n", encoding="utf-8")
+    out = tmp_path / "short.svg"
+    assert run(capsys, "draw", str(short), "-o", str(out))[0] == 0
+    width = float(ET.parse(out).getroot().get("width"))
+    caption = "1 · en_gum-GUM_academic_art-sentence-number-0001: Yes."
+    assert width >= 1.12 * text_width(caption, 13.0) + 16

@@ -301,6 +301,11 @@ def _legend_svg(with_gold: bool, graph: bool = False) -> tuple[str, float]:
     return f'<g class="legend">{"".join(parts)}</g>', x
 
 
+BOLD_WIDTH = 1.15
+"""How much wider the bold caption font runs than :func:`~.svg.text_width`'s estimate for
+regular text (DejaVu Sans Bold against DejaVu Sans; trial 31 found long captions cut off)."""
+
+
 def render_svg(drawn: Sequence[Drawn], *, with_gold: bool) -> str:
     """One standalone SVG: the legend, then every sentence under a caption, stacked."""
     legend, width = _legend_svg(with_gold, any(d.graph for d in drawn))
@@ -312,7 +317,7 @@ def render_svg(drawn: Sequence[Drawn], *, with_gold: bool) -> str:
         parts.append(f'<g class="sentence" data-sentence="{d.number}" transform="translate(0,{fmt(y + 20)})">'
                      f"{d.body}</g>")
         y += 20 + d.height + 16
-        width = max(width, d.width, text_width(caption, 13.0) + 16)
+        width = max(width, d.width, text_width(caption, 13.0 * BOLD_WIDTH) + 16)
     return svg_document("".join(parts), width, y, standalone=True) + "\n"
 
 
