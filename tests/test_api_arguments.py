@@ -149,6 +149,19 @@ def test_oracle_pass_status_per_sentence(hybrid):
     assert again.status.tolist() == res.status[:2].tolist()
 
 
+def test_unlabeled_pass_labels_stay_minus_one(eager):
+    # the label log of an unlabeled treebank is filled with -1 once per buffer, not per call:
+    # the view copy=False gives out is read-only, so it cannot be changed in between
+    tb = eager.pack([[2, 0, 2], [0], [3, 3, 0, 3]])
+    first = eager.oracle_pass(tb, copy=False)
+    assert first.labels.tolist() == [-1] * first.transitions
+    with pytest.raises(ValueError):
+        first.labels[0] = 5
+    again = eager.oracle_pass(tb, copy=False)
+    assert again.labels.tolist() == [-1] * again.transitions
+    assert eager.oracle_pass(tb).labels.flags.writeable  # a copy is the caller's
+
+
 def test_parse_refuses_tabs_and_line_breaks():
     with pytest.raises(UsageError, match=r"word 2 \('c\\td'\) contains a tab or a line break"):
         sentence_columns("parse", ["a", "c\td"])

@@ -28,7 +28,9 @@ from ..errors import KernelBuildError
 from .emit_actions import ActionEmitter
 from .emit_costs import CostEmitter
 from .emit_expr import CExpr, comment
+from .emit_opass import fast_opass
 from .emit_state import StateEmitter
+from .emit_view import StructView
 
 GENERATOR_VERSION = "2"
 
@@ -89,9 +91,11 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
         self.classes = self._incremental_classes()
         self.out: list[str] = []
         self.units = self._units()
+        self.view = StructView()  # how the emitters read and write a configuration (emit_view)
+        self.indent_base = 0  # added to every emit's indent (a body rendered inside a loop)
 
     def emit(self, line: str = "", indent: int = 0) -> None:
-        self.out.append("    " * indent + line if line else "")
+        self.out.append("    " * (indent + self.indent_base) + line if line else "")
 
     def origin_comment(self, span, indent: int) -> None:
         """Quote the spec lines an action or case comes from (escaped, see :func:`comment`)."""
@@ -165,6 +169,8 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
             self.emit()
         self._cost_functions()
         self.emit()
+        for line in fast_opass(self):  # the unlabeled oracle pass on records, where it applies
+            self.emit(line)
         self.emit('include "_api.pxi"  # the Python-facing API and batch operations')
         self.emit('include "_batch.pxi"  # a batch of configurations for neural parsers')
         self.emit('include "_learn.pxi"  # features, scoring, perceptron, greedy and beam search')
@@ -186,7 +192,7 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
 
     def expr(self, names: dict[str, str]) -> CExpr:
         """The C translation of predicates and terms under a case's bound names."""
-        return CExpr(self.list_index, self.tflag_index, self.gflag_index, names)
+        return CExpr(self.list_index, self.tflag_index, self.gflag_index, names, self.view)
 
 
 def _is_hex(text: str) -> bool:

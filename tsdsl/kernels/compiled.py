@@ -421,7 +421,8 @@ class CompiledSystem:
         return Treebank(flat, offsets, flat_labels, n_labels)
 
     def oracle_pass(self, heads, labels: Optional[Sequence[Sequence[int]]] = None, n_labels: int = 0, *,
-                    oracle: Optional[str] = None, loss: Optional[str] = None, copy: bool = True) -> OraclePass:
+                    oracle: Optional[str] = None, loss: Optional[str] = None, copy: bool = True,
+                    fast: bool = True) -> OraclePass:
         """Follow the declared oracle over many sentences (GIL released), see the kernel's
         ``oracle_pass``: at each step every action's legality and cost (every label too
         when ``labels`` and ``n_labels`` are given), the first zero-cost action taken.
@@ -432,6 +433,8 @@ class CompiledSystem:
         range, a self-loop or a cycle is a UsageError, as in :meth:`batch`), never per step.
         A packed treebank keeps its output buffers between calls; with ``copy=False`` the
         result's arrays are those buffers, valid until the next pass over it.
+        ``fast=False`` takes the generic pass where the kernel also has the pass on records
+        (``FAST_OPASS``, see :mod:`.emit_opass`): the same results, for comparing them.
         """
         ol = self.loss_index(oracle, loss)
         if isinstance(heads, Treebank) and (labels is not None or n_labels):
@@ -447,7 +450,7 @@ class CompiledSystem:
         while True:
             bufs = tb.buffers
             if bufs.get("cap", 0) < cap:
-                bufs.update(cap=cap, acts=np.empty(cap, dtype=np.int32), labs=np.empty(cap, dtype=np.int32),
+                bufs.update(cap=cap, minus_ones=0, acts=np.empty(cap, dtype=np.int32), labs=np.empty(cap, dtype=np.int32),
                             heads=np.empty(len(tb.heads), dtype=np.int32),
                             starts=np.empty(n_sent + 1, dtype=np.int32), status=np.empty(n_sent, dtype=np.int32))
             cap = bufs["cap"]
@@ -455,16 +458,21 @@ class CompiledSystem:
             try:
                 T, stuck, bad_s, bad_w, overflow = self.module.oracle_pass(
                     tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None, tb.n_labels, ol,
-                    acts, labs, cap, out_heads, table, nact, starts, status)
+                    acts, labs, cap, out_heads, table, nact, starts, status, fast)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
             if not overflow:
-                if not tb.n_labels:
+                if not tb.n_labels and bufs.get("minus_ones", 0) < T:
+                    # the unlabeled pass writes no labels: -1 once per buffer, kept (the view
+                    # given out with copy=False is read-only)
                     labs[:T] = -1
+                    bufs["minus_ones"] = T
                 if copy:
                     return OraclePass(T, stuck, bad_s, bad_w, acts[:T].copy(), labs[:T].copy(), out_heads.copy(),
                                       starts.copy(), status.copy())
-                return OraclePass(T, stuck, bad_s, bad_w, acts[:T], labs[:T], out_heads, starts, status)
+                labs_view = labs[:T]
+                labs_view.setflags(write=False)
+                return OraclePass(T, stuck, bad_s, bad_w, acts[:T], labs_view, out_heads, starts, status)
             cap = 2 * T + 16
 
 

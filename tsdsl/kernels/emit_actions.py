@@ -146,18 +146,29 @@ class ActionEmitter:
 
     def _case_apply(self, a_ix: str, c_ix: int, case: ir.Case) -> None:
         names = self._case_names(case)
-        s = self.sys
         self.emit(f"cdef inline void apply_{a_ix}_{c_ix}(St* s, int label, int i0, int i1) noexcept nogil:")
         self._declare(names, 1, "i, sp, m")
         self._bind(case.match, names, 1, check_lengths=False)
+        self._apply_body(case, names)
+        self.emit("pass", 1)
+        self.emit()
+
+    def _apply_body(self, case: ir.Case, names: dict[str, str]) -> None:
+        """The case's effect at indent 1, its tokens bound: arcs, lists, flags, class upkeep."""
+        s = self.sys
+        v = self.view
         general = self.classes is not None and self.classes.general
         ends = self._general_apply_start(case, names) if general else []
         expr = self.expr(names)
+        if self.classes is not None and not general:
+            for line in v.effects_begin(self._touched(case, names)):
+                self.emit(line, 1)
         # arcs first, as the interpreter does
         for op in case.arcs:
             h, d = names[op.head], names[op.dep]
             lab = "label" if op.labeled else "-1"
             if s.multihead:
+                v.struct_only("a multihead arc")
                 self.emit(f"s.adj[{h} * s.ntok + {d}] = 1", 1)
                 self.emit(f"s.adjlab[{h} * s.ntok + {d}] = {lab}", 1)
                 self.emit(f"if s.head[{d}] < 0:", 1)
@@ -165,42 +176,47 @@ class ActionEmitter:
                 self.emit(f"s.lab[{d}] = {lab}", 2)
                 continue
             if op.break_cycle:
+                v.struct_only("an arc that breaks a cycle")
                 self.emit(f"if st_path(s, {d}, {h}):", 1)
                 self.emit(f"s.head[{h}] = -1", 2)
                 self.emit(f"s.lab[{h}] = -1", 2)
-            self.emit(f"s.head[{d}] = {h}", 1)
-            self.emit(f"s.lab[{d}] = {lab}", 1)
+            for line in v.set_arc(d, h, lab):
+                self.emit(line, 1)
         self._rebuild(case, names)
         for st in case.sets:
             value = expr.pred(st.value)
+            v.struct_only("a flag set")
             if st.var is None:
                 self.emit(f"s.gflag[{self.gflag_index[st.flag]}] = {value}", 1)
             else:
                 self.emit(f"s.tflag[{self.tflag_index[st.flag]} * s.ntok + {names[st.var]}] = {value}", 1)
         if general:
+            v.struct_only("the general delta's classes")
             self._general_apply_end(self._touched(case, names), ends)
         elif self.classes is not None:
             touched = self._touched(case, names)
             if touched:
-                self.emit("if s.gold != NULL:", 1)
+                self.emit(f"if {v.gold_test()}:", 1)
                 bits = self.classes.n_flag_bits
-                for v in touched:
-                    shift = self._class_shift(case, names, v)
-                    var = next(k for k, n in names.items() if n == v)
+                for t in touched:
+                    shift = self._class_shift(case, names, t)
+                    var = next(k for k, n in names.items() if n == t)
                     flags_set = any(st.var == var and st.flag in self.classes.flags for st in case.sets)
                     if shift is not None:
-                        self.emit(f"st_reclass_to(s, {v}, s.cls[{v}] + ({shift}))", 2)
-                    elif self._hs_options(case, names, v) == [1, 2] and not flags_set:
+                        new = f"{v.cls(t)} + ({shift})"
+                    elif self._hs_options(case, names, t) == [1, 2] and not flags_set:
                         # it got a head: gold (1) or not (2); list known, flags unchanged
-                        w = self._where_after(case, names, v) + 1
-                        hs = f"(1 if s.head[{v}] == s.gold[{v}] else 2)"
+                        w = self._where_after(case, names, t) + 1
+                        hs = f"(1 if {v.head(t)} == {v.gold(t)} else 2)"
                         mask = (1 << bits) - 1
-                        self.emit(f"st_reclass_to(s, {v}, ((({w} * 3 + {hs}) << {bits}) | (s.cls[{v}] & {mask})))",
-                                  2)
+                        new = f"((({w} * 3 + {hs}) << {bits}) | ({v.cls(t)} & {mask}))"
                     else:
-                        self.emit(f"st_reclass(s, {v})", 2)
-        self.emit("pass", 1)
-        self.emit()
+                        v.struct_only("a class worked out from the state")
+                        self.emit(f"st_reclass(s, {t})", 2)
+                        continue
+                    for line in v.reclass_to(t, new):
+                        self.emit(line, 2)
+        v.effects_end()
 
     def _touched(self, case: ir.Case, names: dict[str, str]) -> list[str]:
         """C names of the bound tokens whose class can change in this case."""

@@ -372,31 +372,40 @@ class CostEmitter(GeneralDelta):
         if touched:
             self.emit("cdef int " + ", ".join(f"cb{j}, ca{j}, hs{j}" for j in range(len(touched))), 1)
         self._bind(case.match, names, 1, check_lengths=False)
-        for j, v in enumerate(touched):
-            self.emit(f"cb{j} = s.cls[{v}]", 1)
-            shift = self._class_shift(case, names, v)
+        self._delta_body(case, names)
+        self.emit("return delta", 1)
+        self.emit()
+
+    def _delta_body(self, case: ir.Case, names: dict[str, str]) -> None:
+        """Statements at indent 1 adding the case's cost to ``delta`` (its tokens bound)."""
+        cl = self.classes
+        v = self.view
+        touched = self._touched(case, names)
+        for j, t in enumerate(touched):
+            self.emit(f"cb{j} = {v.cls(t)}", 1)
+            shift = self._class_shift(case, names, t)
             if shift is not None:  # only the list changes: a constant step between classes
                 self.emit(f"ca{j} = cb{j} + ({shift})", 1)
                 continue
-            self.emit(f"hs{j} = {self._hs_after(case, names, v)}", 1)
-            self.emit(f"ca{j} = {self._class_after(case, names, v, f'hs{j}')}", 1)
-        for j, v in enumerate(touched):
+            self.emit(f"hs{j} = {self._hs_after(case, names, t)}", 1)
+            self.emit(f"ca{j} = {self._class_after(case, names, t, f'hs{j}')}", 1)
+        for j, t in enumerate(touched):
             # the arc from the gold head; "no gold head" is the sentinel class NCLS, whose
             # row holds the gold root word's own term (the root token's is always 0)
-            self.emit(f"g = s.gpar[{v}]", 1)
-            self.emit("pb = s.cls[g]", 1)
+            self.emit(f"g = {v.gpar(t)}", 1)
+            self.emit(f"pb = {v.cls('g')}", 1)
             others = [(jj, vv) for jj, vv in enumerate(touched) if jj != j]
-            dr = f" + (g < {v})" if cl.n_dir == 2 else ""
-            shift = self._class_shift(case, names, v)
-            arc_dep = self._hs_options(case, names, v) == [1, 2] and not any(
-                st.var == next(k for k, n in names.items() if n == v) and st.flag in cl.flags for st in case.sets)
+            dr = f" + (g < {t})" if cl.n_dir == 2 else ""
+            shift = self._class_shift(case, names, t)
+            arc_dep = self._hs_options(case, names, t) == [1, 2] and not any(
+                st.var == next(k for k, n in names.items() if n == t) and st.flag in cl.flags for st in case.sets)
             if not others and shift is not None and cl.n_dir == 1:
                 # one lookup: the difference is tabulated per (gold head class, class before)
                 table = self._shift_table(shift)
                 self.emit(f"delta += {table}[pb * NCLS + cb{j}]", 1)
             elif not others and arc_dep and cl.n_dir == 1:
                 # the token gets a head: tabulated per (gold head class, class before, gold head or not)
-                table = self._arc_table(self._where_after(case, names, v))
+                table = self._arc_table(self._where_after(case, names, t))
                 self.emit(f"delta += {table}[(pb * NCLS + cb{j}) * 2 + hs{j} - 1]", 1)
             else:
                 self.emit("pa = pb", 1)
@@ -405,18 +414,16 @@ class CostEmitter(GeneralDelta):
                     self.emit(f"pa = ca{jj}", 2)
                 self.emit(f"delta += UTAB[(pa * NCLS + ca{j}) * NDIR{dr}] - UTAB[(pb * NCLS + cb{j}) * NDIR{dr}]", 1)
             # gold dependents, by class: unrolled over the classes t can have here
-            self.emit(f"base = {v} * NCNT", 1)
-            self._children_switch(case, names, v, j)
+            self.emit(v.counts_of(t), 1)
+            self._children_switch(case, names, t, j)
             # a dependent that is touched too was counted with its old class: its own term rules
             for jj, vv in enumerate(touched):
                 if jj == j:
                     continue
-                dr = f" + ({v} < {vv})" if cl.n_dir == 2 else ""
-                self.emit(f"if s.gold[{vv}] == {v}:", 1)
+                dr = f" + ({t} < {vv})" if cl.n_dir == 2 else ""
+                self.emit(f"if {v.gold(vv)} == {t}:", 1)
                 self.emit(f"delta -= UTAB[(ca{j} * NCLS + cb{jj}) * NDIR{dr}] - "
                           f"UTAB[(cb{j} * NCLS + cb{jj}) * NDIR{dr}]", 2)
-        self.emit("return delta", 1)
-        self.emit()
 
     def _case_penalty(self, o_ix: int, u: str, c_ix: int, case: ir.Case, preds: list[ir.Pred]) -> None:
         names = self._case_names(case)
@@ -466,8 +473,8 @@ class CostEmitter(GeneralDelta):
                             continue
                         coef = u(ca, k, dr) - u(cb, k, dr)
                         if coef:
-                            idx = f"base + {dr * cl.count + k}"
-                            terms.append(f"s.cnt[{idx}]" if coef == 1 else f"{coef} * s.cnt[{idx}]")
+                            cnt = self.view.count(dr * cl.count + k)
+                            terms.append(cnt if coef == 1 else f"{coef} * {cnt}")
                 arms.append((hs_a, tuple(terms)))
             if len({t for _, t in arms}) == 1:  # the head status after does not matter
                 arms = [(None, arms[0][1])]
@@ -555,14 +562,15 @@ class CostEmitter(GeneralDelta):
 
     def _hs_after(self, case: ir.Case, names: dict[str, str], v: str) -> str:
         var = next(k for k, n in names.items() if n == v)
-        head = f"s.head[{v}]"
+        head = self.view.head(v)
         for op in case.arcs:
             if op.break_cycle and op.head == var:
+                self.view.struct_only("an arc that breaks a cycle")
                 head = f"(-1 if st_path(s, {names[op.dep]}, {v}) else {head})"
         for op in case.arcs:
             if op.dep == var:
                 head = names[op.head]
-        return f"(0 if {head} < 0 else (1 if {head} == s.gold[{v}] else 2))"
+        return f"(0 if {head} < 0 else (1 if {head} == {self.view.gold(v)} else 2))"
 
     def _class_after_static(self, case: ir.Case, names: dict[str, str], v: str, cb: int, hs_a: int) -> int:
         cl = self.classes
@@ -590,6 +598,7 @@ class CostEmitter(GeneralDelta):
                       if isinstance(it, ir.Tok) and it.var == var), -1)
         expr = f"({where + 1} * 3 + {hs})"
         for f in cl.flags:
+            self.view.struct_only("a token flag")
             value = f"(s.tflag[{self.tflag_index[f]} * s.ntok + {v}] != 0)"
             for st in case.sets:
                 if st.var == var and st.flag == f:
@@ -598,5 +607,5 @@ class CostEmitter(GeneralDelta):
         for k in range(len(cl.ends)):
             expr = f"({expr} * 2 + ({v} == ea{k}))"
         if cl.uses_root:
-            expr = f"({expr} * 2 + ({v} == s.root))"
+            expr = f"({expr} * 2 + ({v} == {self.view.root()}))"
         return expr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import KernelBuildError
+from .emit_view import StructView
 
 
 def comment(text: str) -> str:
@@ -25,13 +26,15 @@ def comment(text: str) -> str:
 class CExpr(ir.ExprWalker):
     """Predicates and terms as C expressions over ``s`` (a ``St*``) and the bound names.
 
-    ``indexes`` maps list, token-flag and global-flag names to their slots in the state.
+    ``indexes`` maps list, token-flag and global-flag names to their slots in the state;
+    ``view`` (:mod:`.emit_view`) renders the reads of the configuration.
     """
 
     def __init__(self, list_index: dict[str, int], tflag_index: dict[str, int], gflag_index: dict[str, int],
-                 names: dict[str, str]):
+                 names: dict[str, str], view=None):
         self.list_index, self.tflag_index, self.gflag_index = list_index, tflag_index, gflag_index
         self.names = names
+        self.view = view if view is not None else StructView()
 
     def pred(self, p: ir.Pred) -> str:
         return self.visit(p)
@@ -50,34 +53,39 @@ class CExpr(ir.ExprWalker):
         return "1" if p.value else "0"
 
     def visit_has_head(self, p: ir.HasHead) -> str:
-        return f"st_has_head(s, {self.var(p.var)})"
+        return self.view.has_head(self.var(p.var))
 
     def visit_is_root(self, p: ir.IsRoot) -> str:
-        return f"({self.var(p.var)} == s.root)"
+        return f"({self.var(p.var)} == {self.view.root()})"
 
     def visit_token_flag(self, p: ir.TokenFlag) -> str:
+        self.view.struct_only("a token flag")
         return f"(s.tflag[{self.tflag_index[p.flag]} * s.ntok + {self.var(p.var)}] != 0)"
 
     def visit_global_flag(self, p: ir.GlobalFlag) -> str:
+        self.view.struct_only("a global flag")
         return f"(s.gflag[{self.gflag_index[p.flag]}] != 0)"
 
     def visit_path(self, p: ir.Path) -> str:
+        self.view.struct_only("a path")
         return f"st_path(s, {self.var(p.ancestor)}, {self.var(p.descendant)})"
 
     def visit_arc_exists(self, p: ir.ArcExists) -> str:
+        self.view.struct_only("an arc test")
         return f"st_arc(s, {self.var(p.head)}, {self.var(p.dep)})"
 
     def visit_length(self, p: ir.Length) -> str:
-        k = self.list_index[p.list]
-        return f"(s.hi[{k}] - s.lo[{k}] {p.op} {p.value})"  # an int, or an Affine over i0, i1
+        return f"({self.view.length(self.list_index[p.list])} {p.op} {p.value})"  # an int, or an Affine over i0, i1
 
     def visit_cmp(self, p: ir.Cmp) -> str:
         return f"({self.visit(p.left)} {p.op} {self.visit(p.right)})"
 
     def visit_in_list(self, p: ir.InList) -> str:
+        self.view.struct_only("membership of a list")
         return f"st_in(s, {self.visit(p.term)}, {self.list_index[p.list]})"
 
     def visit_connected(self, p: ir.Connected) -> str:
+        self.view.struct_only("connectedness")
         return f"st_connected(s, {self.var(p.a)}, {self.var(p.b)})"
 
     def visit_not(self, p: ir.Not) -> str:
@@ -97,19 +105,22 @@ class CExpr(ir.ExprWalker):
         return f"({int(t.value)})"
 
     def visit_tfirst(self, t: ir.TFirst) -> str:
+        self.view.struct_only("first(L)")
         return f"st_first(s, {self.list_index[t.list]})"
 
     def visit_tlast(self, t: ir.TLast) -> str:
+        self.view.struct_only("last(L)")
         return f"st_last(s, {self.list_index[t.list]})"
 
     def visit_tlen(self, t: ir.TLen) -> str:
-        k = self.list_index[t.list]
-        return f"(s.hi[{k}] - s.lo[{k}])"
+        return self.view.length(self.list_index[t.list])
 
     def visit_tpos(self, t: ir.TPos) -> str:
+        self.view.struct_only("a position")
         return f"st_pos(s, {self.visit(t.term)})"
 
     def visit_tgold(self, t: ir.TGold) -> str:
+        self.view.struct_only("gold_head(x)")
         return f"st_gold(s, {self.visit(t.term)})"
 
     def visit_tfunc(self, t: ir.TFunc) -> str:

@@ -65,24 +65,35 @@ class StateEmitter:
         self.emit()
 
     def _bind(self, match: tuple[ir.ListMatch, ...], names: dict[str, str], indent: int,
-              check_lengths: bool = True, fail: str = "return 0") -> None:
-        """Length checks (returning ``fail``), then bound tokens and block starts."""
+              check_lengths: bool = True, fail: str = "return 0", nest: bool = False,
+              nonempty: frozenset = frozenset()) -> int:
+        """Length checks (returning ``fail``; with ``nest``, opening an ``if`` per check
+        instead; none that a list in ``nonempty`` has a word), then bound tokens and block
+        starts; the indent the binding ends at."""
+        v = self.view
         for m in match:
             k = self.list_index[m.list]
             op = ">=" if m.has_rest else "=="
             if check_lengths and (not m.has_rest or not isinstance(m.min_len, int) or m.min_len > 0):
-                self.emit(f"if not (s.hi[{k}] - s.lo[{k}] {op} {m.min_len}):", indent)
-                self.emit(fail, indent + 1)
+                if k in nonempty and m.has_rest and m.min_len == 1:
+                    continue
+                if nest:
+                    self.emit(f"if {v.length(k)} {op} {m.min_len}:", indent)
+                    indent += 1
+                else:
+                    self.emit(f"if not ({v.length(k)} {op} {m.min_len}):", indent)
+                    self.emit(fail, indent + 1)
         for m in match:
             k = self.list_index[m.list]
             for var, (side, off, width) in m.positions().items():
                 item = next(i for i in m.items if not isinstance(i, ir.Rest) and i.var == var)
                 if isinstance(item, ir.Tok):
-                    slot = f"s.lo[{k}] + {off}" if side == "L" else f"s.hi[{k}] - {1 + off}"
-                    self.emit(f"{names[var]} = s.buf[{k} * s.cap + {slot}]", indent)
+                    self.emit(f"{names[var]} = {v.at(k, side, off)}", indent)
                 else:
+                    v.struct_only("a block's start")
                     start = f"s.lo[{k}] + {off}" if side == "L" else f"s.hi[{k}] - {off + 1}"
                     self.emit(f"{names['#' + var]} = {start}", indent)
+        return indent
 
     def _case_names(self, case: ir.Case) -> dict[str, str]:
         names: dict[str, str] = {}
@@ -159,15 +170,18 @@ class StateEmitter:
             items = case.match[k].items
             return it in items[r - left:r] or it in items[r + 1:r + 1 + right]
 
+        v = self.view
         # 1. save moving blocks and rests of cleared lists to scratch
         saved: dict[ir.Item, int] = {}
-        self.emit("sp = 0", 1)
+        if not v.records:
+            self.emit("sp = 0", 1)
         for k, m in enumerate(case.match):
             for it in m.items:
                 moving_block = isinstance(it, ir.Block) and it in used and not stays(k, it)
                 foreign_rest = isinstance(it, ir.Rest) and plan[k] is None and it in used
                 if not (moving_block or foreign_rest):
                     continue
+                v.struct_only("a saved block or rest")
                 j = len(saved)
                 if isinstance(it, ir.Block):
                     src, width = names["#" + it.var], str(it.length)
@@ -187,33 +201,38 @@ class StateEmitter:
                     continue
                 if isinstance(it, ir.Tok):
                     if it not in used:
-                        self.emit(f"s.where[{names[it.var]}] = -1", 1)
+                        for line in v.leave(names[it.var]):
+                            self.emit(line, 1)
                 elif isinstance(it, ir.Block):
+                    v.struct_only("a block leaving its list")
                     b = names["#" + it.var]
                     self.emit(f"for i in range({b}, {b} + {it.length}):", 1)
                     self.emit(f"s.where[s.buf[{k} * s.cap + i]] = -1", 2)
                 elif plan[k] is None:
+                    v.struct_only("a rest leaving its list")
                     rest_lo, rest_hi = self._rest_bounds(k, m)
                     self.emit(f"for i in range({rest_lo}, {rest_hi}):", 1)
                     self.emit(f"s.where[s.buf[{k} * s.cap + i]] = -1", 2)
         # 3. trim moving ends, clear lists that do not keep their rest
         for k, m in enumerate(case.match):
             if plan[k] is None:
+                v.struct_only("a list cleared")
                 self.emit(f"st_clear(s, {k})", 1)
                 continue
             r, _, left_keep, right_keep = plan[k]
             left = sum(ir.item_width(i) for i in m.items[:r - left_keep])
             right = sum(ir.item_width(i) for i in m.items[r + 1 + right_keep:])
-            if left:
-                self.emit(f"s.lo[{k}] += {left}", 1)
-            if right:
-                self.emit(f"s.hi[{k}] -= {right}", 1)
+            for side, j in (("L", left), ("R", right)):
+                if j:
+                    for line in v.trim(k, side, j):
+                        self.emit(line, 1)
 
         # 4. push the results around what stayed
         def push(k: int, it: ir.Item, front: bool) -> None:
             fn = "st_push_front" if front else "st_push_back"
             if isinstance(it, ir.Tok):
-                self.emit(f"{fn}(s, {k}, {names[it.var]})", 1)
+                for line in v.push(k, "L" if front else "R", names[it.var]):
+                    self.emit(line, 1)
                 return
             j = saved[it]
             rng = f"range(sp{j}_n - 1, -1, -1)" if front else f"range(sp{j}_n)"
