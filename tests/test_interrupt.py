@@ -72,3 +72,52 @@ def test_ctrl_c_stops_a_training_epoch(toy, beam):
                             "--beam", beam, "--quiet"], wait=12.0)
     assert code == 130
     assert not out.exists()
+
+
+@pytest.mark.parametrize("spec", ["easy-first.ts", "dag.ts"])
+def test_ctrl_c_stops_instance_and_graph_parsing(toy, tmp_path, spec):
+    # capacity inf (parse_instances) and multihead (parse_graphs) have sentence loops of their
+    # own; each checks for Ctrl-C once a sentence, like the others
+    import _thread
+    import threading
+
+    from tsdsl.learn.parser import load_parser
+    from tsdsl.learn.train import TrainOptions, train
+    from tsdsl.treebank.conllu import read_conllu
+
+    train_file = toy / "train.conllu"
+    if spec == "dag.ts":  # a multihead spec trains on enhanced dependencies (DEPS)
+        train_file = tmp_path / "deps.conllu"
+        text = (toy / "train.conllu").read_text("utf-8")
+        rows = [line.split("\t") for line in text.split("\n")]
+        train_file.write_text("\n".join("\t".join(r[:8] + [f"{r[6]}:{r[7]}"] + r[9:]) if len(r) == 10 else r[0]
+                                        for r in rows), "utf-8")
+    model = tmp_path / "model"
+    train(str(SYSTEMS / spec), str(train_file), None, str(model), TrainOptions(epochs=1, tagger=False,
+                                                                                parser_tags="gold"), progress=None)
+    from tsdsl.learn.data import columns_of, make_batch
+
+    from tsdsl.kernels.graphs import parse_graphs
+
+    parser = load_parser(model)
+
+    def run(b):  # the kernel call parsing does for this kind of spec
+        if spec == "dag.ts":
+            return parse_graphs(parser.engine.kernel.module, parser.engine.learner, b.offsets, b.tokens, b.words)
+        return parser.engine.parse(b)
+
+    columns = [columns_of(s) for s in read_conllu(str(toy / "long.conllu"))] * 20
+    batch = make_batch(columns, parser.model.features.token_attrs)  # made first: the kernel call alone is timed
+    t0 = time.process_time()
+    run(make_batch(columns[:2000], parser.model.features.token_attrs))
+    whole = (time.process_time() - t0) * len(columns) / 2000  # the kernel call's time, estimated
+    assert whole > 2 * 2.0, "the run is too short to tell a stop from the end"
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run(batch)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 < 2.0, "the kernel did not stop within a sentence or so of Ctrl-C"

@@ -357,8 +357,12 @@ def train_instances(Learner self, object offsets_, object tokens, object order_,
         inst_free(&ic)
         raise MemoryError()
     m.t = self.clock
+    cdef bint stop = False
     with nogil:
         for oi in range(cp.n_order):
+            if interrupted():
+                stop = True
+                break
             si = cp.order[oi]
             off = cp.offsets[si]
             n = cp.offsets[si + 1] - off
@@ -392,6 +396,8 @@ def train_instances(Learner self, object offsets_, object tokens, object order_,
     self.cache_hits, self.cache_misses = ic.hits, ic.misses
     free(smem)
     inst_free(&ic)
+    if stop:
+        raise KeyboardInterrupt()
     return n_steps, n_wrong, n_stuck
 
 def train_instances_greedy(Learner self, object gold_heads, object gold_labels, object offsets_, object tokens,
@@ -436,8 +442,12 @@ def train_instances_greedy(Learner self, object gold_heads, object gold_labels, 
         inst_free(&ic)
         raise MemoryError()
     m.t = self.clock
+    cdef bint stop = False
     with nogil:
         for oi in range(cp.n_order):
+            if interrupted():
+                stop = True
+                break
             si = cp.order[oi]
             off = cp.offsets[si]
             n = cp.offsets[si + 1] - off
@@ -505,6 +515,8 @@ def train_instances_greedy(Learner self, object gold_heads, object gold_labels, 
     self.cache_hits, self.cache_misses = ic.hits, ic.misses
     free(smem); free(tmem); free(blk); free(urow)
     inst_free(&ic)
+    if stop:
+        raise KeyboardInterrupt()
     return n_steps, n_wrong, n_stuck
 
 def parse_instances(Learner self, object offsets_, object tokens, object out_heads_, object out_labels_,
@@ -535,8 +547,12 @@ def parse_instances(Learner self, object offsets_, object tokens, object out_hea
     if smem == NULL:
         inst_free(&ic)
         raise MemoryError()
+    cdef bint stop = False
     with nogil:
         for si in range(n_sent):
+            if interrupted():
+                stop = True
+                break
             off = cp.offsets[si]
             n = cp.offsets[si + 1] - off
             st_place_in(&s, n, smem)
@@ -567,4 +583,6 @@ def parse_instances(Learner self, object offsets_, object tokens, object out_hea
     self.cache_hits, self.cache_misses = ic.hits, ic.misses
     free(smem)
     inst_free(&ic)
+    if stop:
+        raise KeyboardInterrupt()
     return n_steps, n_stuck

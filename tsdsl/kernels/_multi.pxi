@@ -217,8 +217,12 @@ def derive_graphs(object arc_offsets_, object arc_heads_, object arc_deps_, obje
         search_free(&w)
         ggold_free(&g)
         raise MemoryError()
+    cdef bint stop = False
     with nogil:
         for si in range(n_sent):
+            if interrupted():  # once a sentence: Ctrl-C stops a long derivation
+                stop = True
+                break
             out_starts[si] = <int>T
             n = woff[si + 1] - woff[si]
             a0 = aoff[si]
@@ -240,6 +244,8 @@ def derive_graphs(object arc_offsets_, object arc_heads_, object arc_deps_, obje
         out_starts[n_sent] = <int>T
     search_free(&w)
     ggold_free(&g)
+    if stop:
+        raise KeyboardInterrupt()
     return T, overflow
 
 
@@ -280,8 +286,12 @@ def parse_graphs(Learner L, object offsets_, object tokens, object out_arcs_, Py
     if not (smem and feats and unit and sc):
         free(smem); free(feats); free(unit); free(sc)
         raise MemoryError()
+    cdef bint stop = False
     with nogil:
         for si in range(n_sent):
+            if interrupted():
+                stop = True
+                break
             off = offsets[si]
             n = offsets[si + 1] - off
             st_place_in(&s, n, smem)
@@ -313,4 +323,6 @@ def parse_graphs(Learner L, object offsets_, object tokens, object out_arcs_, Py
                             out[4 * n_arcs + 3] = h == s.head[d]   # the word's first arc
                         n_arcs += 1
     free(smem); free(feats); free(unit); free(sc)
+    if stop:
+        raise KeyboardInterrupt()
     return n_steps, n_stuck, n_arcs

@@ -98,8 +98,12 @@ def train_searched(Learner self, object gold_heads, object gold_labels, object o
         raise MemoryError()
     cand = plan + 2 * limit
     m.t = L.clock
+    cdef bint stop = False
     with nogil:
         for oi in range(cp.n_order):
+            if interrupted():  # once a sentence: Ctrl-C stops training
+                stop = True
+                break
             si = cp.order[oi]
             off = cp.offsets[si]
             n = cp.offsets[si + 1] - off
@@ -189,6 +193,8 @@ def train_searched(Learner self, object gold_heads, object gold_labels, object o
     free(smem); free(blk); free(feats); free(unit); free(ccost); free(ubest); free(plan); free(sc); free(ranked)
     if oom:
         raise MemoryError("the derivation search ran out of memory")
+    if stop:
+        raise KeyboardInterrupt()
     return n_steps, n_wrong, n_stuck, n_search
 
 
