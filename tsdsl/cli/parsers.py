@@ -167,6 +167,15 @@ def beam_mismatch(width: int, trained: int) -> str:
                    f"leave out --beam to parse with beam {trained}")
 
 
+def untagged_text(name: str) -> str:
+    """Why `tsdsl parse --text` refuses a model without a tagger: plain text has no tags, and
+    the model needs UPOS (the CoNLL-U wording, ``UPOS is empty (_ for every word)``, named
+    columns a text file does not have)."""
+    return (f"{name}: plain text has no tags, and this model has no tagger to predict the UPOS its features "
+            "read (it was trained with --no-tagger, or on a file without tags): retrain it with its tagger "
+            "(the default of `tsdsl train`), or parse tagged CoNLL-U instead")
+
+
 class Parse(Command):
     name = "parse"
     help = ("parse a CoNLL-U file (HEAD and DEPREL change; missing tags are predicted; multihead models "
@@ -214,7 +223,9 @@ class Parse(Command):
         if args.text is not None:
             from ..treebank.tokenize import read_text
 
-            sentences = read_text(args.text)
+            sentences = read_text(args.text, warn=lambda message: print(f"warning: {message}", file=sys.stderr))
+            if sentences and parser.needs_given_upos:
+                raise UsageError(untagged_text(sentences[0].file))
         else:
             sentences = _read_parser_input(args.input or "-")
         if not sentences:

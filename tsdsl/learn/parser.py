@@ -264,15 +264,20 @@ class _TagColumns:
             UsageError: UPOS is ``_`` on a word and the model has no tagger for it; ``where``
                 gives each sentence's (file, line) for the message.
         """
-        can = set(self.tagger.columns) if self.tagger is not None else set()
         if retag and self.tagger is None:
             raise UsageError("retag: this model has no tagger (it was trained with --no-tagger, or its training "
                              "file had no tags)")
-        if "upos" in self.reads and "upos" not in can:
+        if self.needs_given_upos:
             self._refuse_missing_upos(columns, where)
         if self.tagger is None:
             return [dict(c) for c in columns], [{} for _ in columns]
         return self.tagger.fill(columns, retag=retag)
+
+    @property
+    def needs_given_upos(self) -> bool:
+        """Whether the input must bring its own UPOS: the features read it and the model has no
+        tagger for it (trained with ``--no-tagger``), so untagged input (plain text) is refused."""
+        return "upos" in self.reads and (self.tagger is None or "upos" not in self.tagger.columns)
 
     @staticmethod
     def _refuse_missing_upos(columns: Sequence[dict], where: Optional[Sequence[tuple[str, int]]]) -> None:
