@@ -208,11 +208,13 @@ class Parse(Command):
 
         from ..treebank.conllu import write_conllu
         from ..learn.parser import load_parser
-        from ..files import check_not_input, check_output, write_atomic
+        from ..files import check_input, check_not_input, check_output, write_atomic
 
         if args.text is not None and args.input is not None:
             raise UsageError("give either IN.conllu or --text FILE, not both")
         given = args.text if args.text is not None else args.input
+        if given is not None:  # a missing file or a directory: said as train says it, exit 2, before any work
+            check_input(given, "text file" if args.text is not None else "input file")
         for option, output in (("-o", args.output if args.output != "-" else None), ("--nm-log", args.nm_log)):
             if output is not None:
                 check_not_input(output, given, option=option)  # a gold file or the only copy of a text
@@ -287,7 +289,12 @@ class Eval(Command):
 
         from ..treebank.conllu import read_conllu
         from ..treebank.enhanced import has_deps, score_graphs
+        from ..files import check_input
 
+        check_input(args.gold, "gold file")
+        check_input(args.pred, "predicted file")
+        if args.nm_log:
+            check_input(args.nm_log, "--nm-log file")
         extra = _nonmonotonic_counts(args.gold, args.pred, args.nm_log) if args.nm_log else None
         scores = evaluate_files(args.gold, args.pred, extra=extra)
         gold = read_conllu(args.gold)
