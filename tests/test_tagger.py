@@ -442,9 +442,25 @@ def test_python_api_takes_a_string_or_words(models):
     assert by_text.upos == ["DET", "ADJ", "NOUN", "VERB", "DET", "NOUN", "PUNCT"]
     assert len(parser.parse("dog")) == 1  # a string is never a list of characters
     assert parser.parse("") == [] and parser.parse("   ") == []
-    assert by_text.to_conllu().splitlines()[2].split("\t")[:4] == ["3", "dog", "dog", "NOUN"]
+    lines = by_text.to_conllu().splitlines()
+    assert lines[0] == "# text = the big dog sees a cat." and lines[3].split("\t")[:4] == ["3", "dog", "dog", "NOUN"]
     with pytest.raises(UsageError, match="not a string"):
         parser.parse(["the", "dog"], upos="DET NOUN")
+
+
+def test_python_api_writes_text_and_space_after_as_parse_text_does(models, tmp_path):
+    """A user's trial: `load_parser(M).parse("text").to_conllu()` left out the `# text` and
+    `SpaceAfter=No` that `tsdsl parse --text` writes for the same line."""
+    line = "the  big dog\tsees a cat."
+    (tmp_path / "in.txt").write_text(line + "\n", encoding="utf-8")
+    code, out, err = cli("parse", models["with"][0], "--text", tmp_path / "in.txt", "--quiet")
+    assert code == 0, err
+    parsed = load_parser(models["with"][0]).parse(line)
+    assert parsed.text == "the big dog sees a cat." and parsed.space_after[-2:] == [False, True]
+    assert parsed.to_conllu() == out.replace("# sent_id = 1\n", "")  # one sentence: no sent_id
+    # a list of words has no known spacing: no comment, MISC _
+    listed = load_parser(models["with"][0]).parse(words_of(line)).to_conllu()
+    assert not listed.startswith("#") and "SpaceAfter" not in listed
 
 
 def test_a_model_with_a_damaged_tagger_is_refused(models, tmp_path):

@@ -97,11 +97,22 @@ def words_of(text: str) -> list[str]:
     return [w for w, _ in tokenize(text)]
 
 
+def comment_text(text: str) -> str:
+    """A sentence of plain text as its ``# text`` comment holds it: invisible characters as
+    spaces and every run of whitespace (a line break too) one space."""
+    return " ".join(INVISIBLE.sub(" ", text).split())
+
+
+def spacing(text: str) -> list[bool]:
+    """Per word of ``text``, whether a space follows it (MISC ``SpaceAfter=No`` where not)."""
+    return [space for _, space in tokenize(text)]
+
+
 def text_sentence(text: str, *, sent_id: Optional[str] = None, file: str = "<string>",
                   line: int = 1) -> Optional[Sentence]:
     """One sentence of plain text as a CoNLL-U sentence without tags or heads (every column
     but ID, FORM and MISC is ``_``), with ``# sent_id`` and ``# text``; None if it has no word."""
-    text = " ".join(INVISIBLE.sub(" ", text).split())
+    text = comment_text(text)
     words = tokenize(text)
     if not words:
         return None
