@@ -128,6 +128,7 @@ def test_parse_help_states_the_tokenisation_rule():
 def test_train_help_states_the_range_of_hash_bits():
     """A user's trial: --hash-bits 27 was refused (between 12 and 26) by a help that gave no range."""
     assert "N from 12 to 26 (default 19)" in _help_of("train", "--hash-bits")
+    assert next(a.metavar for a in COMMANDS["train"]._actions if "--hash-bits" in a.option_strings) == "N"
 
 
 @pytest.mark.parametrize("value", ["inf", "nan", "Infinity"])

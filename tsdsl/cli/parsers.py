@@ -62,7 +62,7 @@ class Train(Command):
         sp.add_argument("--nonproj", choices=("lift", "skip"), default=None,
                         help="projective systems on non-projective trees: pseudo-projective lifting (default) "
                              "or skip the sentence (refused for multihead specs, which train on graphs)")
-        sp.add_argument("--hash-bits", type=at_least(12, maximum=26), default=19,
+        sp.add_argument("--hash-bits", type=at_least(12, maximum=26), default=19, metavar="N",
                         help="feature hash table of 2**N rows, N from 12 to 26 (default 19)")
         sp.add_argument("--precision", choices=("float32", "float16", "int16", "int8"), default="float16",
                         help="how the saved weights are stored (default float16; int16/int8: per-output scale)")

@@ -2,11 +2,11 @@
 
 A :class:`Sentence` keeps every line of its block exactly as read (line
 terminators included), so ``write_conllu(read_conllu(p))`` reproduces the file
-byte for byte (a BOM and CRLF line ends included), except that a sentence not
-closed by a blank line (a file without its final blank line) gets one: comments,
-multiword-token lines (``3-4``) and empty nodes (``5.1``) pass through untouched.  Word lines are also parsed into their ten
-fields; :meth:`Sentence.with_heads` returns a copy in which only the HEAD and
-DEPREL columns of word lines are rewritten.
+byte for byte (a BOM and CRLF line ends included): comments, multiword-token
+lines (``3-4``) and empty nodes (``5.1``) pass through untouched.  The one change:
+a sentence not closed by a blank line (a file without its final blank line) gets
+one.  Word lines are also parsed into their ten fields; :meth:`Sentence.with_heads`
+returns a copy in which only the HEAD and DEPREL columns of word lines are rewritten.
 
 Heads use CoNLL-U numbering (words 1..n, 0 = the root, ``None`` = ``_``), the
 numbering of :meth:`tsdsl.interp.Interpreter.output`.
