@@ -80,10 +80,10 @@ def test_round_trip_byte_identical(tmp_path):
 
 @pytest.mark.parametrize("text", [
     SAMPLE.replace("\n", "\r\n"),  # CRLF line ends
-    SAMPLE[:-1],  # no final blank line
-    SAMPLE[:-2],  # no final newline at all
+    "\ufeff" + SAMPLE.replace("\n", "\r\n"),  # and a BOM
     "\n\n" + SAMPLE + "\n\n",  # extra blank lines before and after
     SAMPLE.replace("\n\n# sent_id = s2", "\n\n\n# sent_id = s2"),  # two blank lines between
+    SAMPLE[:-1] + " \n",  # a last "blank" line of spaces
 ])
 def test_round_trip_variants(tmp_path, text):
     src = write_bytes(tmp_path, text.encode("utf-8"))
@@ -94,13 +94,34 @@ def test_round_trip_variants(tmp_path, text):
     assert out.read_bytes() == text.encode("utf-8")
 
 
+@pytest.mark.parametrize("text, written", [
+    (SAMPLE[:-1], SAMPLE),  # no final blank line
+    (SAMPLE[:-2], SAMPLE),  # no final newline at all
+    (SAMPLE.replace("\n", "\r\n")[:-2], SAMPLE.replace("\n", "\r\n")),  # CRLF: closed in CRLF
+    (SAMPLE.replace("\n", "\r\n")[:-4], SAMPLE.replace("\n", "\r\n")),
+    ("\ufeff" + SAMPLE[:-2], "\ufeff" + SAMPLE),
+])
+def test_the_last_sentence_is_closed_by_a_blank_line(tmp_path, capsysbinary, text, written):
+    """A user's trial: an input without its final blank line (or newline) was written without
+    it too, and strict CoNLL-U readers refused the output.  The rest is kept as read."""
+    sents = read_conllu(write_bytes(tmp_path, text.encode("utf-8")))
+    out = tmp_path / "out.conllu"
+    write_conllu(out, sents)
+    assert out.read_bytes() == written.encode("utf-8")
+    write_conllu("-", sents)
+    assert capsysbinary.readouterr().out == written.encode("utf-8")
+    parsed = [s.with_heads(s.heads, s.deprels) for s in sents]  # as `tsdsl parse` writes them
+    write_conllu(out, parsed)
+    assert out.read_bytes() == written.encode("utf-8")
+
+
 def test_byte_order_mark_is_kept_and_ignored(tmp_path):
-    for text in ("\ufeff" + SAMPLE, "\ufeff" + GOOD2):
+    for text, closing in (("\ufeff" + SAMPLE, ""), ("\ufeff" + GOOD2, "\n")):  # GOOD2 lacks its blank line
         src = write_bytes(tmp_path, text.encode("utf-8"))
         sents = read_conllu(src)
         assert sents[0].heads[:2] == (0, 1) and sents[0].line == 1
         write_conllu(tmp_path / "o.conllu", sents)
-        assert (tmp_path / "o.conllu").read_bytes() == text.encode("utf-8")
+        assert (tmp_path / "o.conllu").read_bytes() == (text + closing).encode("utf-8")
         assert sents[0].with_heads(sents[0].heads, sents[0].deprels).to_text() == sents[0].to_text()
 
 
@@ -110,7 +131,7 @@ def test_missing_blank_line_is_added_between_sentences(tmp_path):
     out = tmp_path / "o.conllu"
     write_conllu(out, [a, b, a])
     assert [s.heads for s in read_conllu(out)] == [(0, 1)] * 3
-    assert out.read_text() == GOOD2 + "\n" + GOOD2 + "\n" + GOOD2
+    assert out.read_text() == GOOD2 + "\n" + GOOD2 + "\n" + GOOD2 + "\n"
 
 
 def test_write_stdout(capsysbinary):
@@ -280,7 +301,7 @@ def test_write_keeps_mode_of_existing_file(tmp_path):
     os.chmod(out, 0o640)
     write_conllu(out, parse_conllu(GOOD2))
     assert os.stat(out).st_mode & 0o777 == 0o640
-    assert out.read_text() == GOOD2
+    assert out.read_text() == GOOD2 + "\n"  # closed by a blank line
 
 
 def test_sentence_is_immutable():

@@ -123,3 +123,19 @@ def test_help_cites_no_doc_file_a_pip_install_lacks(name, capsys):
 def test_parse_help_states_the_tokenisation_rule():
     text = _help_of("parse", "--text")
     assert "split at whitespace" in text and "English clitics split off" in text and "docs/" not in text
+
+
+def test_train_help_states_the_range_of_hash_bits():
+    """A user's trial: --hash-bits 27 was refused (between 12 and 26) by a help that gave no range."""
+    assert "N from 12 to 26 (default 19)" in _help_of("train", "--hash-bits")
+    assert next(a.metavar for a in COMMANDS["train"]._actions if "--hash-bits" in a.option_strings) == "N"
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "Infinity"])
+def test_a_number_option_says_it_must_be_finite(capsys, value):
+    """`--prune inf` was refused with "must be a number at least 0, got inf": inf is at least 0."""
+    with pytest.raises(SystemExit) as info:
+        PARSER.parse_args(["train", "arc-eager", "--train", "t.conllu", "--out", "m", "--prune", value])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert f"argument --prune: must be a finite number at least 0, got {value}" in err, err

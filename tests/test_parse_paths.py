@@ -198,3 +198,35 @@ def test_the_heads_digest_is_of_the_head_column_sentence_by_sentence():
     text = "".join(",".join(str(h) for h in s.heads) + "\n" for s in sentences)
     assert heads_digest(sentences) == hashlib.sha256(text.encode()).hexdigest()
     assert heads_digest(sentences) != heads_digest(sentences[:1])
+
+
+# ---- a missing input, or a directory, is a usage error worded as train words it ----------
+
+
+@pytest.mark.parametrize("given, what", [(("nofile.conllu",), "input file nofile.conllu"),
+                                         (("--text", "nofile.txt"), "text file nofile.txt"),
+                                         (("sub",), "input file sub"),
+                                         (("--text", "sub"), "text file sub")])
+def test_parse_refuses_a_missing_input_before_loading_the_model(capsys, tmp_path, monkeypatch, no_model, given,
+                                                                what):
+    """A user's trial: `parse M nofile.conllu` printed the raw OS error (`tsdsl: nofile.conllu: No
+    such file or directory`) and exit 1, where train says `cannot read the dev file ...`, exit 2."""
+    monkeypatch.chdir(tmp_path)
+    Path("sub").mkdir()
+    reason = "is a directory" if what.endswith("sub") else "no such file"
+    code, out, err = run(capsys, "parse", "m", *given, "-o", "out.conllu")
+    assert (code, out, err) == (2, "", f"tsdsl: cannot read the {what}: {reason}\n")
+    assert not Path("out.conllu").exists()
+
+
+@pytest.mark.parametrize("which", ["gold", "pred", "nm-log"])
+def test_eval_refuses_a_missing_input(capsys, tmp_path, monkeypatch, which):
+    monkeypatch.chdir(tmp_path)
+    argv = {"gold": ["nofile.conllu", SAMPLE], "pred": [SAMPLE, "nofile.conllu"],
+            "nm-log": [SAMPLE, SAMPLE, "--nm-log", "nofile.conllu"]}[which]
+    what = {"gold": "gold file", "pred": "predicted file", "nm-log": "--nm-log file"}[which]
+    code, out, err = run(capsys, "eval", *argv)
+    assert (code, out, err) == (2, "", f"tsdsl: cannot read the {what} nofile.conllu: no such file\n")
+    Path("dir").mkdir()
+    code, _, err = run(capsys, "eval", *[("dir" if a == "nofile.conllu" else a) for a in argv])
+    assert (code, err) == (2, f"tsdsl: cannot read the {what} dir: is a directory\n")

@@ -357,8 +357,13 @@ def test_a_model_without_tagger_refuses_untagged_input(models, toy, tmp_path):
     path.write_text("".join(s.to_text() for s in only_upos), encoding="utf-8")
     code, _, err = cli("parse", models["without"][0], path, "-o", out)
     assert code == 0 and "warning: FEATS, LEMMA empty in every sentence" in err, err
-    code, _, err = cli("parse", models["without"][0], "--text", toy / "dev.conllu")
-    assert_refused(code, err, "UPOS is empty", "no tagger")
+    # plain text: the message speaks of text, not of an empty UPOS column (a user's trial)
+    (tmp_path / "in.txt").write_text("the dog sleeps.\n", encoding="utf-8")
+    code, _, err = cli("parse", models["without"][0], "--text", tmp_path / "in.txt", "-o", tmp_path / "t.conllu")
+    assert code == 2 and not (tmp_path / "t.conllu").exists()
+    assert_refused(code, err, f"tsdsl: {tmp_path / 'in.txt'}: plain text has no tags, and this model has no tagger",
+                   "retrain it with its tagger")
+    assert "UPOS is empty" not in err
     code, _, err = cli("parse", models["without"][0], toy / "dev.conllu", "--retag")
     assert_refused(code, err, "retag: this model has no tagger")
 
@@ -414,6 +419,20 @@ def test_parse_text_file_and_stdin(models, tmp_path, monkeypatch):
     assert_refused(code, err, "not both")
 
 
+def test_parse_text_splits_lone_cr_lines_and_warns_about_conllu(models, toy, tmp_path):
+    """A user's trial: an old-Mac text (CR line ends) was one sentence, and `--text dev.conllu`
+    parsed CoNLL-U as text with exit 0 and no word."""
+    (tmp_path / "mac.txt").write_bytes(b"the big dog sees a cat.\rshe runs!\r")
+    code, _, err = cli("parse", models["with"][0], "--text", tmp_path / "mac.txt", "-o", tmp_path / "out.conllu",
+                       "--quiet")
+    assert (code, err) == (0, "")
+    assert [s.text for s in read_conllu(tmp_path / "out.conllu")] == ["the big dog sees a cat.", "she runs!"]
+    code, _, err = cli("parse", models["with"][0], "--text", toy / "dev.conllu", "-o", tmp_path / "c.conllu",
+                       "--quiet")
+    assert code == 0 and err.count("warning:") == 1, err
+    assert err.startswith(f"warning: {toy / 'dev.conllu'}:") and "the file looks like CoNLL-U" in err, err
+
+
 def test_python_api_takes_a_string_or_words(models):
     parser = load_parser(models["with"][0])
     by_text = parser.parse("the big dog sees a cat.")
@@ -423,9 +442,25 @@ def test_python_api_takes_a_string_or_words(models):
     assert by_text.upos == ["DET", "ADJ", "NOUN", "VERB", "DET", "NOUN", "PUNCT"]
     assert len(parser.parse("dog")) == 1  # a string is never a list of characters
     assert parser.parse("") == [] and parser.parse("   ") == []
-    assert by_text.to_conllu().splitlines()[2].split("\t")[:4] == ["3", "dog", "dog", "NOUN"]
+    lines = by_text.to_conllu().splitlines()
+    assert lines[0] == "# text = the big dog sees a cat." and lines[3].split("\t")[:4] == ["3", "dog", "dog", "NOUN"]
     with pytest.raises(UsageError, match="not a string"):
         parser.parse(["the", "dog"], upos="DET NOUN")
+
+
+def test_python_api_writes_text_and_space_after_as_parse_text_does(models, tmp_path):
+    """A user's trial: `load_parser(M).parse("text").to_conllu()` left out the `# text` and
+    `SpaceAfter=No` that `tsdsl parse --text` writes for the same line."""
+    line = "the  big dog\tsees a cat."
+    (tmp_path / "in.txt").write_text(line + "\n", encoding="utf-8")
+    code, out, err = cli("parse", models["with"][0], "--text", tmp_path / "in.txt", "--quiet")
+    assert code == 0, err
+    parsed = load_parser(models["with"][0]).parse(line)
+    assert parsed.text == "the big dog sees a cat." and parsed.space_after[-2:] == [False, True]
+    assert parsed.to_conllu() == out.replace("# sent_id = 1\n", "")  # one sentence: no sent_id
+    # a list of words has no known spacing: no comment, MISC _
+    listed = load_parser(models["with"][0]).parse(words_of(line)).to_conllu()
+    assert not listed.startswith("#") and "SpaceAfter" not in listed
 
 
 def test_a_model_with_a_damaged_tagger_is_refused(models, tmp_path):

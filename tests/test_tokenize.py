@@ -105,3 +105,59 @@ def test_control_and_zero_width_characters_are_spaces(tmp_path):
     sents = read_text(str(path))
     assert [s.forms for s in sents] == [("Nul", "char", "here", "."), ("Zero", "width", "x", "."), ("ctrl",)]
     assert [line for line in sents[1].lines if line.startswith("# text")] == ["# text = Zero width x.\n"]
+
+
+@pytest.mark.parametrize("sep", ["\r", "\r\n", "\n", "\u2028", "\u2029", "\x85", "\x0b", "\x0c"])
+def test_read_text_splits_lines_at_every_line_break(tmp_path, sep):
+    """A file with old-Mac CR line ends (or U+2028/U+2029 separators) was one sentence: a CR was
+    read as a space (a user's trial).  Every break str.splitlines knows ends a line, CRLF one."""
+    path = tmp_path / "in.txt"
+    path.write_bytes(sep.join(["Το σπίτι είναι μεγάλο.", "", "Η γάτα κοιμάται.", ""]).encode("utf-8"))
+    sents = read_text(str(path))
+    assert [s.forms for s in sents] == [("Το", "σπίτι", "είναι", "μεγάλο", "."), ("Η", "γάτα", "κοιμάται", ".")]
+    assert [s.line for s in sents] == [1, 3]
+    assert sents[1].text == "Η γάτα κοιμάται."
+
+
+def test_read_text_names_the_line_of_bad_utf8_after_a_lone_cr(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"one\rtwo\r\nthree \xff\r")
+    with pytest.raises(UsageError, match=r"bad\.txt:3: invalid UTF-8"):
+        read_text(str(path))
+
+
+@pytest.mark.parametrize("text, looks", [
+    ("# sent_id = 1\n# text = A b.\n1\tA\ta\tDET\t_\t_\t2\tdet\t_\t_\n", True),
+    ("1-2\tAb\t_\t_\t_\t_\t_\t_\t_\t_\nplain text\n", True),
+    ("#text=A b.\n", True),
+    ("# a comment in a text file\nHashes # and tabs\tare fine.\n", False),
+    ("1\ttoo\tfew\tcolumns\n", False),
+])
+def test_read_text_warns_once_about_conllu(tmp_path, text, looks):
+    """`tsdsl parse M --text file.conllu` parsed every CoNLL-U line as a sentence, exit 0, not a word."""
+    path = tmp_path / "x.conllu"
+    path.write_text(text + "1\tB\tb\tNOUN\t_\t_\t0\troot\t_\t_\n" * looks, encoding="utf-8")
+    said: list[str] = []
+    read_text(str(path), warn=said.append)
+    if looks:
+        assert len(said) == 1 and said[0].startswith(f"{path}:1: the file looks like CoNLL-U, ")
+        assert "leave out --text" in said[0]
+    else:
+        assert said == []
+
+
+def test_read_text_warns_about_a_line_too_long_for_a_sentence(tmp_path):
+    """A paragraph on one line was parsed as one sentence of thousands of words, without a word."""
+    from tsdsl.treebank.tokenize import LONG_LINE
+
+    path = tmp_path / "long.txt"
+    line = " ".join(["λέξη"] * (LONG_LINE + 1))
+    path.write_text(f"Short.\n{line}\n{' '.join(['x'] * LONG_LINE)}\n{line}.\n", encoding="utf-8")
+    said: list[str] = []
+    sents = read_text(str(path), warn=said.append)
+    assert [s.n for s in sents] == [2, LONG_LINE + 1, LONG_LINE, LONG_LINE + 2]
+    assert said == [f"{path}:2: {LONG_LINE + 1} words on one line (and 1 more such line), parsed as one sentence: "
+                    "--text reads one sentence per line and has no sentence splitter; put each sentence on a line "
+                    "of its own"]
+    with pytest.warns(UserWarning, match="words on one line"):  # the Python API's default
+        read_text(str(path))

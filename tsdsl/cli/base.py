@@ -144,7 +144,8 @@ def at_least(minimum: int, *, maximum: Optional[int] = None,
 
 def number_in(minimum: float, maximum: Optional[float] = None) -> Callable[[str], float]:
     """An argparse ``type=`` for a finite number of at least ``minimum`` (and at most
-    ``maximum`` when given): a probability, a weight threshold."""
+    ``maximum`` when given): a probability, a weight threshold.  ``inf`` and ``nan`` are
+    refused as not finite (``must be a finite number at least 0, got inf``)."""
 
     def parse(text: str) -> float:
         try:
@@ -153,7 +154,8 @@ def number_in(minimum: float, maximum: Optional[float] = None) -> Callable[[str]
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
         if not math.isfinite(value) or value < minimum or (maximum is not None and value > maximum):
             bound = (f"between {minimum:g} and {maximum:g}" if maximum is not None else f"at least {minimum:g}")
-            raise argparse.ArgumentTypeError(f"must be a number {bound}, got {text.strip()}")
+            finite = "" if math.isfinite(value) else "finite "  # `--prune inf` is "at least 0": say why not
+            raise argparse.ArgumentTypeError(f"must be a {finite}number {bound}, got {text.strip()}")
         return value
 
     parse.__name__ = "number"

@@ -62,7 +62,8 @@ class Train(Command):
         sp.add_argument("--nonproj", choices=("lift", "skip"), default=None,
                         help="projective systems on non-projective trees: pseudo-projective lifting (default) "
                              "or skip the sentence (refused for multihead specs, which train on graphs)")
-        sp.add_argument("--hash-bits", type=at_least(12, maximum=26), default=19, help="feature hash table of 2**N rows (default 19)")
+        sp.add_argument("--hash-bits", type=at_least(12, maximum=26), default=19, metavar="N",
+                        help="feature hash table of 2**N rows, N from 12 to 26 (default 19)")
         sp.add_argument("--precision", choices=("float32", "float16", "int16", "int8"), default="float16",
                         help="how the saved weights are stored (default float16; int16/int8: per-output scale)")
         sp.add_argument("--prune", type=number_in(0.0), default=0.0, metavar="T",
@@ -167,6 +168,15 @@ def beam_mismatch(width: int, trained: int) -> str:
                    f"leave out --beam to parse with beam {trained}")
 
 
+def untagged_text(name: str) -> str:
+    """Why `tsdsl parse --text` refuses a model without a tagger: plain text has no tags, and
+    the model needs UPOS (the CoNLL-U wording, ``UPOS is empty (_ for every word)``, named
+    columns a text file does not have)."""
+    return (f"{name}: plain text has no tags, and this model has no tagger to predict the UPOS its features "
+            "read (it was trained with --no-tagger, or on a file without tags): retrain it with its tagger "
+            "(the default of `tsdsl train`), or parse tagged CoNLL-U instead")
+
+
 class Parse(Command):
     name = "parse"
     help = ("parse a CoNLL-U file (HEAD and DEPREL change; missing tags are predicted; multihead models "
@@ -199,11 +209,13 @@ class Parse(Command):
 
         from ..treebank.conllu import write_conllu
         from ..learn.parser import load_parser
-        from ..files import check_not_input, check_output, write_atomic
+        from ..files import check_input, check_not_input, check_output, write_atomic
 
         if args.text is not None and args.input is not None:
             raise UsageError("give either IN.conllu or --text FILE, not both")
         given = args.text if args.text is not None else args.input
+        if given is not None:  # a missing file or a directory: said as train says it, exit 2, before any work
+            check_input(given, "text file" if args.text is not None else "input file")
         for option, output in (("-o", args.output if args.output != "-" else None), ("--nm-log", args.nm_log)):
             if output is not None:
                 check_not_input(output, given, option=option)  # a gold file or the only copy of a text
@@ -214,7 +226,9 @@ class Parse(Command):
         if args.text is not None:
             from ..treebank.tokenize import read_text
 
-            sentences = read_text(args.text)
+            sentences = read_text(args.text, warn=lambda message: print(f"warning: {message}", file=sys.stderr))
+            if sentences and parser.needs_given_upos:
+                raise UsageError(untagged_text(sentences[0].file))
         else:
             sentences = _read_parser_input(args.input or "-")
         if not sentences:
@@ -276,7 +290,12 @@ class Eval(Command):
 
         from ..treebank.conllu import read_conllu
         from ..treebank.enhanced import has_deps, score_graphs
+        from ..files import check_input
 
+        check_input(args.gold, "gold file")
+        check_input(args.pred, "predicted file")
+        if args.nm_log:
+            check_input(args.nm_log, "--nm-log file")
         extra = _nonmonotonic_counts(args.gold, args.pred, args.nm_log) if args.nm_log else None
         scores = evaluate_files(args.gold, args.pred, extra=extra)
         gold = read_conllu(args.gold)

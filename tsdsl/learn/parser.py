@@ -39,7 +39,7 @@ from ..kernels.graphs import parse_graphs
 from ..treebank.projectivize import LIFT_MARK, deprojectivize
 from ..treebank.repair import make_tree
 from ..treebank.trees import reaches_root
-from ..treebank.tokenize import words_of
+from ..treebank.tokenize import comment_text, spacing, words_of
 from .data import columns_of, make_batch
 from .engine import Engine, check_beam
 from .model import Model, ModelError, load
@@ -98,19 +98,35 @@ class ParsedSentence(list):
     tokenised) and their tag columns (``lemmas``, ``upos``, ``xpos``, ``feats``: given or
     predicted)."""
 
-    def __init__(self, pairs, columns: dict):
+    def __init__(self, pairs, columns: dict, given: "str | Sequence[str]" = ()):
         super().__init__(pairs)
         self.forms = list(columns["form"])
         self.lemmas = list(columns["lemma"])
         self.upos = list(columns["upos"])
         self.xpos = list(columns["xpos"])
         self.feats = list(columns["feats"])
+        self.text: Optional[str] = comment_text(given) if isinstance(given, str) else None
+        """The sentence as given in a string, whitespace collapsed (its ``# text``); None for a
+        list of words, whose spacing is not known."""
+        self.space_after: list[bool] = spacing(self.text) if self.text is not None else [True] * len(self.forms)
+        """Per word, whether a space follows it in ``text`` (always, for a list of words)."""
+
+    def _head_lines(self) -> str:
+        """``# text = ...`` for a sentence given as a string, as `tsdsl parse --text` writes it."""
+        return "" if self.text is None else f"# text = {self.text}\n"
+
+    def _misc(self) -> list[str]:
+        """The MISC column: ``SpaceAfter=No`` on a word followed directly by the next one."""
+        return ["_" if space else "SpaceAfter=No" for space in self.space_after]
 
     def to_conllu(self) -> str:
-        """The sentence as a CoNLL-U block (without comments)."""
-        rows = [f"{k}\t{f}\t{l}\t{u}\t{x}\t{m}\t{h}\t{d}\t_\t_\n" for k, (f, l, u, x, m, (h, d)) in
-                enumerate(zip(self.forms, self.lemmas, self.upos, self.xpos, self.feats, self), start=1)]
-        return "".join(rows) + "\n"
+        """The sentence as a CoNLL-U block, as `tsdsl parse --text` writes it for a string
+        (``# text`` and ``SpaceAfter=No``; no ``# sent_id``: it is one sentence), without
+        comments for a list of words."""
+        rows = [f"{k}\t{f}\t{l}\t{u}\t{x}\t{m}\t{h}\t{d}\t_\t{misc}\n" for k, (f, l, u, x, m, (h, d), misc) in
+                enumerate(zip(self.forms, self.lemmas, self.upos, self.xpos, self.feats, self, self._misc()),
+                          start=1)]
+        return self._head_lines() + "".join(rows) + "\n"
 
 
 def _column_of(attr: str) -> Optional[str]:
@@ -264,15 +280,20 @@ class _TagColumns:
             UsageError: UPOS is ``_`` on a word and the model has no tagger for it; ``where``
                 gives each sentence's (file, line) for the message.
         """
-        can = set(self.tagger.columns) if self.tagger is not None else set()
         if retag and self.tagger is None:
             raise UsageError("retag: this model has no tagger (it was trained with --no-tagger, or its training "
                              "file had no tags)")
-        if "upos" in self.reads and "upos" not in can:
+        if self.needs_given_upos:
             self._refuse_missing_upos(columns, where)
         if self.tagger is None:
             return [dict(c) for c in columns], [{} for _ in columns]
         return self.tagger.fill(columns, retag=retag)
+
+    @property
+    def needs_given_upos(self) -> bool:
+        """Whether the input must bring its own UPOS: the features read it and the model has no
+        tagger for it (trained with ``--no-tagger``), so untagged input (plain text) is refused."""
+        return "upos" in self.reads and (self.tagger is None or "upos" not in self.tagger.columns)
 
     @staticmethod
     def _refuse_missing_upos(columns: Sequence[dict], where: Optional[Sequence[tuple[str, int]]]) -> None:
@@ -362,7 +383,7 @@ class Parser(_TagColumns):
         (done,), predicted = self.complete_tags([cols], retag=retag)
         self._warn_unknown_upos([done], predicted)
         heads, labels, _ = self.parse_columns([done])
-        return ParsedSentence(zip(heads[0], labels[0]), done)
+        return ParsedSentence(zip(heads[0], labels[0]), done, words)
 
     def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
                         log_nonmonotonic: bool = False, retag: bool = False) -> tuple[list[Sentence], ParseStats]:
@@ -600,7 +621,7 @@ class GraphParser(_TagColumns):
         (done,), predicted = self.complete_tags([cols], retag=retag)
         self._warn_unknown_upos([done], predicted)
         ((graph, heads, labels),), _ = self.predict([done])
-        return ParsedGraph(zip(heads, labels), done, graph)
+        return ParsedGraph(zip(heads, labels), done, graph, words)
 
     def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
                         log_nonmonotonic: bool = False, retag: bool = False) -> tuple[list[Sentence], ParseStats]:
@@ -632,21 +653,23 @@ class ParsedGraph(ParsedSentence):
     pairs are the tree read from the predicted graph (HEAD and DEPREL of `tsdsl parse`), and
     the graph itself as ``graph``: per word, its (head, label) pairs (DEPS)."""
 
-    def __init__(self, pairs, columns: dict, graph: Graph):
-        super().__init__(pairs, columns)
+    def __init__(self, pairs, columns: dict, graph: Graph, given: "str | Sequence[str]" = ()):
+        super().__init__(pairs, columns, given)
         self.graph = graph
 
     def to_conllu(self) -> str:
-        """The sentence as a CoNLL-U block (without comments), the graph in DEPS, as `tsdsl
-        parse` writes it (collapsed paths as empty nodes)."""
+        """The sentence as a CoNLL-U block, the graph in DEPS, as `tsdsl parse` writes it
+        (collapsed paths as empty nodes; ``# text`` and ``SpaceAfter=No`` for a string, as
+        :meth:`ParsedSentence.to_conllu`)."""
         deps, empties = expanded_deps(self.graph)
         after: dict[int, list[str]] = {}
         for x, node_id, value in empties:
             after.setdefault(x, []).append(empty_node_line(node_id, value) + "\n")
-        rows = [f"{k}\t{f}\t{l}\t{u}\t{x}\t{m}\t{h}\t{d}\t{e}\t_\n" + "".join(after.get(k, ()))
-                for k, (f, l, u, x, m, (h, d), e) in
-                enumerate(zip(self.forms, self.lemmas, self.upos, self.xpos, self.feats, self, deps), start=1)]
-        return "".join(rows) + "\n"
+        rows = [f"{k}\t{f}\t{l}\t{u}\t{x}\t{m}\t{h}\t{d}\t{e}\t{misc}\n" + "".join(after.get(k, ()))
+                for k, (f, l, u, x, m, (h, d), e, misc) in
+                enumerate(zip(self.forms, self.lemmas, self.upos, self.xpos, self.feats, self, deps, self._misc()),
+                          start=1)]
+        return self._head_lines() + "".join(rows) + "\n"
 
 
 def load_parser(model_dir: str | Path):

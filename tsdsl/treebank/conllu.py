@@ -2,10 +2,11 @@
 
 A :class:`Sentence` keeps every line of its block exactly as read (line
 terminators included), so ``write_conllu(read_conllu(p))`` reproduces the file
-byte for byte: comments, multiword-token lines (``3-4``) and empty nodes
-(``5.1``) pass through untouched.  Word lines are also parsed into their ten
-fields; :meth:`Sentence.with_heads` returns a copy in which only the HEAD and
-DEPREL columns of word lines are rewritten.
+byte for byte (a BOM and CRLF line ends included): comments, multiword-token
+lines (``3-4``) and empty nodes (``5.1``) pass through untouched.  The one change:
+a sentence not closed by a blank line (a file without its final blank line) gets
+one.  Word lines are also parsed into their ten fields; :meth:`Sentence.with_heads`
+returns a copy in which only the HEAD and DEPREL columns of word lines are rewritten.
 
 Heads use CoNLL-U numbering (words 1..n, 0 = the root, ``None`` = ``_``), the
 numbering of :meth:`tsdsl.interp.Interpreter.output`.
@@ -489,29 +490,35 @@ def writable_label(label: str) -> bool:
 
 
 def sentence_text(sentences: Iterable[Sentence]) -> Iterable[str]:
-    """The text of each sentence, with a blank line added where one is missing
-    between two sentences (never after the last one: input is reproduced exactly)."""
-    prev: Optional[str] = None
+    """The text of each sentence, each ending with a blank line: where its block lacks one (a
+    file without its final blank line or newline, a sentence made in code), the missing line
+    ends are added, in the block's own style (``\\r\\n`` after a CRLF block).  Strict readers
+    refuse a file whose last sentence is not closed by a blank line; everything else of the
+    input (a BOM, CRLF line ends, comments, extra blank lines) is written back as read."""
     for s in sentences:
         t = s.to_text()
-        if prev is not None:
-            yield _separator(prev)
         yield t
-        prev = t
+        end = _closing(t)
+        if end:
+            yield end
 
 
-def _separator(prev: str) -> str:
-    """What must follow ``prev`` so that the next sentence starts a new block."""
-    if not prev.endswith("\n"):
-        return "\n\n"
-    lines = _raw_lines(prev)
-    if lines and not _content(lines[-1]).strip():
-        return ""
-    return "\n"
+def _closing(text: str) -> str:
+    """What must follow a sentence block's ``text`` so that it ends with a blank line (nothing
+    when it does): its line end twice (no terminator on the last line) or once."""
+    if text.endswith("\n"):
+        if not text[:-1].rpartition("\n")[2].strip():  # the last line is blank (CR and spaces count as blank)
+            return ""
+        ends = 1
+    else:
+        ends = 2
+    first = text.find("\n")
+    return ("\r\n" if first > 0 and text[first - 1] == "\r" else "\n") * ends
 
 
 def write_conllu(path: Union[str, Path], sentences: Iterable[Sentence]) -> None:
-    """Write sentences to ``path`` atomically ("-" writes to standard output).
+    """Write sentences to ``path`` atomically ("-" writes to standard output), each
+    closed by a blank line (see :func:`sentence_text`).
 
     The text goes to a temporary file in the same directory, which replaces
     ``path`` only once everything is written; on any error the temporary file is

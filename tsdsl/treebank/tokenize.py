@@ -17,17 +17,18 @@ The rule (documented in docs/learning.md, "Plain text"), the same for every lang
    languages (Greek ``στο`` = ``σε`` + ``το``, French ``du``, ``l'homme``) stay one word,
    and a period after a word is its own token (``Mr.`` -> ``Mr`` ``.``).
 
-Control characters, zero-width spaces (U+200B), word joiners (U+2060) and a stray BOM count as
-spaces.  Words keep their characters exactly otherwise (no normalisation), so they can be found
-in ``# text``;
-a word followed directly by the next one gets ``SpaceAfter=No`` in MISC.
+A text file's lines end at any line break :meth:`str.splitlines` knows (a lone CR, as old Mac
+files have, U+2028 and U+2029 among them; CRLF is one break).  Control characters, zero-width
+spaces (U+200B), word joiners (U+2060) and a stray BOM count as spaces.  Words keep their
+characters exactly otherwise (no normalisation), so they can be found in ``# text``; a word
+followed directly by the next one gets ``SpaceAfter=No`` in MISC.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Optional
+from typing import Callable, Optional
 
 from .conllu import Sentence, Word
 
@@ -96,11 +97,22 @@ def words_of(text: str) -> list[str]:
     return [w for w, _ in tokenize(text)]
 
 
+def comment_text(text: str) -> str:
+    """A sentence of plain text as its ``# text`` comment holds it: invisible characters as
+    spaces and every run of whitespace (a line break too) one space."""
+    return " ".join(INVISIBLE.sub(" ", text).split())
+
+
+def spacing(text: str) -> list[bool]:
+    """Per word of ``text``, whether a space follows it (MISC ``SpaceAfter=No`` where not)."""
+    return [space for _, space in tokenize(text)]
+
+
 def text_sentence(text: str, *, sent_id: Optional[str] = None, file: str = "<string>",
                   line: int = 1) -> Optional[Sentence]:
     """One sentence of plain text as a CoNLL-U sentence without tags or heads (every column
     but ID, FORM and MISC is ``_``), with ``# sent_id`` and ``# text``; None if it has no word."""
-    text = " ".join(INVISIBLE.sub(" ", text).split())
+    text = comment_text(text)
     words = tokenize(text)
     if not words:
         return None
@@ -115,9 +127,40 @@ def text_sentence(text: str, *, sent_id: Optional[str] = None, file: str = "<str
     return Sentence(tuple(lines), tuple(items), tuple(range(first, first + len(items))), file, line)
 
 
-def read_text(path: str) -> list[Sentence]:
-    """A plain-text file ("-": standard input), one sentence per line (blank lines skipped),
-    as CoNLL-U sentences numbered 1, 2, ... in ``# sent_id``.
+LONG_LINE = 500
+"""Words on one line of a ``--text`` file above which :func:`read_text` warns: the line is one
+sentence (there is no sentence splitter), most likely a paragraph or a whole text."""
+
+_CONLLU_ID = re.compile(r"[0-9]+(?:-[0-9]+|\.[0-9]+)?\Z")
+_CONLLU_COMMENT = re.compile(r"#\s*(?:sent_id|text)\s*=")
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of plain text: split at every line break :meth:`str.splitlines` knows (``\\n``,
+    ``\\r\\n`` as one, a lone ``\\r`` as old Mac files have, ``\\v``, ``\\f``, U+001C..U+001E,
+    U+0085, U+2028, U+2029), so that a file whose lines end otherwise than in ``\\n`` is not
+    read as one long sentence."""
+    return text.splitlines()
+
+
+def looks_like_conllu(line: str) -> bool:
+    """Whether a line of a ``--text`` file is a CoNLL-U line: a word line (ten tab-separated
+    columns, the first an ID such as ``3``, ``3-4`` or ``5.1``) or a ``# sent_id =`` or
+    ``# text =`` comment."""
+    fields = line.rstrip("\r\n").split("\t")
+    if len(fields) == 10 and _CONLLU_ID.match(fields[0]):
+        return True
+    return bool(_CONLLU_COMMENT.match(line))
+
+
+def read_text(path: str, *, warn: Optional[Callable[[str], None]] = None) -> list[Sentence]:
+    """A plain-text file ("-": standard input), one sentence per line (see :func:`text_lines`;
+    blank lines skipped), as CoNLL-U sentences numbered 1, 2, ... in ``# sent_id``.
+
+    Two likely mistakes are read as asked but said through ``warn`` (default: a
+    ``UserWarning``), once each: a file that looks like CoNLL-U (``tsdsl parse --text
+    file.conllu``: every line of it would be parsed as a sentence of text), and a line of more
+    than :data:`LONG_LINE` words (a paragraph: no sentence splitter cuts it).
 
     Raises:
         UsageError: the file is not UTF-8 (naming the line).
@@ -127,6 +170,10 @@ def read_text(path: str) -> list[Sentence]:
 
     from ..errors import UsageError
 
+    if warn is None:
+        import warnings
+
+        warn = lambda message: warnings.warn(message, UserWarning, stacklevel=3)  # noqa: E731
     if path == "-":
         data, name = sys.stdin.buffer.read(), "<stdin>"
     else:
@@ -135,11 +182,26 @@ def read_text(path: str) -> list[Sentence]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        line = len(text_lines(data[:exc.start].decode("utf-8") + "x"))  # the line the bad byte is on
         raise UsageError(f"{name}:{line}: invalid UTF-8 (byte 0x{data[exc.start]:02x})") from None
     out: list[Sentence] = []
-    for lineno, raw in enumerate(text.lstrip("\ufeff").split("\n"), start=1):
+    conllu_line = None
+    long_lines: list[tuple[int, int]] = []  # (line, words) of each line over LONG_LINE words
+    for lineno, raw in enumerate(text_lines(text.lstrip("\ufeff")), start=1):
+        if conllu_line is None and looks_like_conllu(raw):
+            conllu_line = lineno
         s = text_sentence(raw, sent_id=str(len(out) + 1), file=name, line=lineno)
         if s is not None:
             out.append(s)
+            if s.n > LONG_LINE:
+                long_lines.append((lineno, s.n))
+    if conllu_line is not None:
+        warn(f"{name}:{conllu_line}: the file looks like CoNLL-U, but --text reads it as plain text (every "
+             "line a sentence, tabs and all); leave out --text to parse it as CoNLL-U")
+    if long_lines:
+        (first, words), more = long_lines[0], len(long_lines) - 1
+        warn(f"{name}:{first}: {words} words on one line" + (f" (and {more} more such line{'s' * (more > 1)})"
+                                                             if more else "") +
+             f", parsed as one sentence: --text reads one sentence per line and has no sentence splitter; "
+             "put each sentence on a line of its own")
     return out
