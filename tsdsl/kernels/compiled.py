@@ -19,7 +19,7 @@ from .. import ir
 from ..errors import OracleError, UsageError
 from ..treebank.trees import Tree
 from .arguments import (check_gold_trees, check_label_ids, count, flat_ints, int_vector, integer_id, label_range,
-                        out_buffer, selection)
+                        out_buffer, selection, sentence_length, sentence_lengths)
 from .batch import StateBatch
 from .codegen import Generated
 
@@ -223,7 +223,8 @@ class CompiledSystem:
 
     # ---- the interpreter's API ----------------------------------------------------
     def initial(self, n: int):
-        n = count(n, "initial: the sentence length")  # 2.9 or True would be read as 2 or 1
+        """The initial configuration for a sentence of ``n`` words (0..MAX_SENTENCE_LENGTH)."""
+        n = sentence_length(n, "initial: the sentence length")  # 2.9 or True would be read as 2 or 1
         try:
             state = self.module.new_state(n)
         except ValueError as exc:
@@ -408,6 +409,7 @@ class CompiledSystem:
         flat = flat_ints(heads, "gold heads")
         lengths = np.fromiter((len(h) for h in heads), dtype=np.int64, count=len(heads))
         offsets = np.zeros(len(heads) + 1, dtype=np.int32)
+        sentence_lengths(lengths, "gold heads")  # a longer sentence would overflow the kernel's int arithmetic
         np.cumsum(lengths, out=offsets[1:])
         check_gold_trees(flat, offsets)
         flat_labels = None
@@ -497,10 +499,7 @@ class CompiledSystem:
         else:
             if select is not None:
                 raise UsageError("select needs a packed treebank")
-            lengths = int_vector(list(sentences), "sentences")
-            if len(lengths) and lengths.min() < 0:
-                raise UsageError("sentences: expected non-negative sentence lengths")
-            lengths = lengths.astype(np.int32)
+            lengths = sentence_lengths(list(sentences), "sentences")  # checked before any int32 cast
             flat = flat_labels = None
             n_labels = count(n_labels, "n_labels")
             if gold_heads is not None:
