@@ -533,3 +533,18 @@ def test_one_state_apply_takes_integer_ids(kernels):
         ks.apply(b, 9)
     with pytest.raises(UsageError, match="no label id"):
         ks.apply(b, 0, len(ks.labels))
+
+
+def test_an_unlabeled_arc_makes_labeled_costs_no_upper_bound(kernels):
+    """docs/kernels.md: arc-eager-nm-2013's REDUCE of a headless word builds its arc
+    unlabeled, so a derivation of labeled cost 0 can end with a labeled error."""
+    _, ks = kernels["arc-eager-nm-2013"]
+    batch = ks.batch([2], [[0, 1]], [[0, 1]], 2)
+    names = batch.action_names
+    total = 0
+    for name, label in [("SHIFT", -1), ("RIGHT-ARC", 1), ("REDUCE", -1), ("REDUCE", -1)]:
+        a = names.index(name)
+        total += int(batch.costs()[0, a, max(label, 0)])
+        batch.apply([a], [label])
+    assert batch.done and total == 0
+    assert batch.heads().tolist() == [[-1, 0, 1]] and batch.labels().tolist() == [[-1, -1, 1]]
