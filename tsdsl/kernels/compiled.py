@@ -400,8 +400,9 @@ class CompiledSystem:
 
         Raises:
             UsageError: a head that is not an integer, out of range, a word's own, or on a
-                cycle; labels that do not align with the heads or lie out of range; labels
-                without ``n_labels``, or a negative ``n_labels``.
+                cycle; a sentence longer than :data:`~tsdsl.kernels.arguments.MAX_SENTENCE_LENGTH`;
+                labels that do not align with the heads or lie out of range; labels without
+                ``n_labels``, or a negative ``n_labels``.
         """
         n_labels = count(n_labels, "n_labels")
         if labels is not None and n_labels == 0:
@@ -475,7 +476,8 @@ class CompiledSystem:
               select: Optional[Sequence[int]] = None) -> StateBatch:
         """B initial configurations stepped together through arrays (a :class:`StateBatch`).
 
-        ``sentences``: the sentence lengths, with optional gold trees (``gold_heads``: one
+        ``sentences``: the sentence lengths (each in 0..
+        :data:`~tsdsl.kernels.arguments.MAX_SENTENCE_LENGTH`), with optional gold trees (``gold_heads``: one
         CoNLL-U head sequence per sentence; ``gold_labels``: label ids in 0..n_labels-1) for
         costs and losses; or a packed :class:`Treebank` (:meth:`pack`), whose gold trees come
         with it, and ``select`` the sentences to take: their indexes, or a boolean mask with one
