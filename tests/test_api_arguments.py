@@ -194,3 +194,73 @@ def test_initial_takes_an_integer_length(hybrid):
     with pytest.raises(UsageError, match="must be 0 or more"):
         hybrid.initial(-1)
     assert hybrid.initial(np.int64(3)).n == 3
+
+
+@pytest.mark.parametrize("n", [2 ** 31, 2 ** 32, 2 ** 32 + 3, 2 ** 63, 2 ** 64 + 1, 10 ** 30])
+def test_a_length_beyond_the_limit_is_refused_before_any_cast(hybrid, n):
+    """A trial: batch([2**32]) made a 0-word configuration (2**32 + 3 three words), batch([2**31])
+    said "negative length", initial(2**31) raised a bare OverflowError."""
+    from tsdsl.kernels.arguments import MAX_SENTENCE_LENGTH
+
+    limit = f"longest sentence tsdsl takes \\({MAX_SENTENCE_LENGTH:,} words\\)"
+    with pytest.raises(UsageError, match=f"sentence 1 has {n} words, more than the {limit}"):
+        hybrid.batch([3, n])
+    with pytest.raises(UsageError, match=f"initial: the sentence length: {n} words is more than the {limit}"):
+        hybrid.initial(n)
+    with pytest.raises(UsageError, match=limit):
+        hybrid.batch(np.array([n], dtype=np.uint64) if n < 2 ** 64 else [n])
+    with pytest.raises(UsageError, match="gold heads: sentence 0 has 10001 words"):
+        hybrid.pack([[0] * (MAX_SENTENCE_LENGTH + 1)])
+
+
+def test_the_longest_sentence_is_taken(hybrid):
+    from tsdsl.kernels.arguments import MAX_SENTENCE_LENGTH
+
+    assert hybrid.initial(MAX_SENTENCE_LENGTH).n == MAX_SENTENCE_LENGTH
+    assert hybrid.batch([MAX_SENTENCE_LENGTH, 0]).lengths.tolist() == [MAX_SENTENCE_LENGTH, 0]
+
+
+def test_out_of_memory_says_what_could_not_be_allocated():
+    """A trial: batch([10**8]) under a memory limit raised MemoryError with no message."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import resource, sys
+        import numpy as np
+        from tsdsl.kernels import compile_system
+        ks = compile_system("arc-eager", fallback=False)
+        dag = compile_system("dag", fallback=False)
+        with open("/proc/self/statm") as f:
+            size = int(f.read().split()[0]) * resource.getpagesize()
+        resource.setrlimit(resource.RLIMIT_AS, (size + 200 * 2 ** 20, resource.RLIM_INFINITY))
+        for make in (lambda: ks.batch([10000] * 5000), lambda: dag.initial(10000)):
+            try:
+                make()
+            except MemoryError as exc:
+                print(exc)
+    """
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert len(lines) == 2, res.stdout
+    assert lines[0].startswith("cannot allocate a batch of 5000 configurations (") and "10000 words" in lines[0]
+    assert lines[1].startswith("cannot allocate a configuration of 10000 words (")
+
+
+def test_oracle_errors_are_value_errors(hybrid):
+    """The docs say every API error is a ValueError; a spec without an oracle block and an
+    unknown oracle or loss name raised an OracleError that `except ValueError` missed."""
+    from tsdsl.errors import OracleError
+
+    assert issubclass(OracleError, ValueError)
+    attardi = compile_system("attardi", fallback=False)
+    batch = attardi.batch([2], [[0, 1]])
+    for call in (batch.costs, batch.loss, lambda: attardi.oracle_pass([[0, 1]])):
+        with pytest.raises(ValueError, match="declares no fast oracle"):
+            call()
+    gold = hybrid.batch([2], [[0, 1]])
+    with pytest.raises(ValueError, match="has no oracle loss nope"):
+        gold.costs(oracle="nope")
+    with pytest.raises(ValueError, match="has no oracle loss"):
+        gold.loss(loss="nope")

@@ -8,6 +8,7 @@ Covers ``check`` (OK lines, exit codes, located errors without tracebacks),
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,8 @@ import pytest
 from tsdsl import load_system
 from tsdsl.cli import main
 
-SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
+ROOT = Path(__file__).resolve().parent.parent
+SYSTEMS = ROOT / "systems"
 SPECS = sorted(SYSTEMS.glob("*.ts"))
 
 BAD_GUARD = """\
@@ -166,7 +168,69 @@ def test_show_text_names_the_file_once_and_inherited_actions_relative_to_it(caps
     assert out.count(str(SYSTEMS)) == 1
     code, out, _ = run(capsys, "show", "--json", str(path))
     shift = next(a for a in json.loads(out)["actions"] if a["name"] == "SHIFT")
-    assert shift["origin"] == f"{SYSTEMS / 'arc-eager.ts'}:{line}"
+    assert shift["origin"] == f"arc-eager.ts:{line}"  # a stable path: relative to the spec's folder
+
+
+def _show_json(capsys, spec, cwd, monkeypatch) -> dict:
+    monkeypatch.chdir(cwd)
+    code, out, err = run(capsys, "show", "--json", spec)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_show_json_is_versioned_and_the_same_from_any_directory(capsys, monkeypatch, tmp_path):
+    """A trial: `show --json` had no format key and named files by absolute paths, so a
+    packaged spec showed a site-packages path and the JSON changed with the directory."""
+    from tsdsl.show import JSON_FORMAT
+
+    packaged = _show_json(capsys, "arc-eager-slp", tmp_path, monkeypatch)
+    assert list(packaged)[0] == "format" and packaged["format"] == JSON_FORMAT == 1
+    assert packaged["source"]["file"] == "packaged:arc-eager-slp.ts"
+    assert packaged["source"]["chain"] == ["packaged:arc-eager.ts", "packaged:arc-eager-slp.ts"]
+    assert all(a["origin"].startswith("packaged:arc-eager") for a in packaged["actions"])
+    spec = tmp_path / "mine" / "slp.ts"
+    spec.parent.mkdir()
+    spec.write_text((SYSTEMS / "arc-eager-slp.ts").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    here = _show_json(capsys, "slp.ts", spec.parent, monkeypatch)
+    there = _show_json(capsys, "../../mine/slp.ts", tmp_path / "deep" / "er", monkeypatch)
+    absolute = _show_json(capsys, str(spec), "/", monkeypatch)
+    assert here == there == absolute
+    assert here["source"]["file"] == "slp.ts" and here["source"]["chain"] == ["packaged:arc-eager.ts", "slp.ts"]
+    assert str(tmp_path) not in json.dumps(here)
+
+
+def test_every_node_kind_of_show_json_is_documented(capsys):
+    """docs/cli.md documents the JSON layout: every key, predicate op and match item that the
+    JSON of any shipped spec (and the predicate renderer) can contain is named there."""
+    import inspect
+
+    from tsdsl.ir import walk
+
+    section = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = section[section.index("### `tsdsl show SPEC"):section.index("### `tsdsl trace SPEC")]
+    ops = set(re.findall(r'return \["(\w+)"', inspect.getsource(walk._Json)))
+    assert {"has_head", "global_flag", "token_flag", "arc", "path", "connected", "len", "cmp", "in"} <= ops
+    keys: set[str] = set()
+
+    def collect(node) -> None:
+        if isinstance(node, dict):
+            keys.update(k for k in node if not k.isupper() and k not in names)
+            for k, v in node.items():
+                collect(v)
+        elif isinstance(node, list):
+            for v in node:
+                collect(v)
+
+    for spec in SPECS:
+        code, out, _ = run(capsys, "show", "--json", str(spec))
+        data = json.loads(out)
+        # keys that are names from the spec (lists, params, flags) are not layout
+        names = ({d["name"] for d in data["lists"]} | set(data["params"]) | set(data["token_flags"])
+                 | set(data["global_flags"]))
+        collect(data)
+    missing = sorted(k for k in ops | keys if f"`{k}`" not in section and f'"{k}"' not in section)
+    assert not missing, f"docs/cli.md does not document these show --json keys or ops: {missing}"
 
 
 def test_set_K_changes_show(capsys):

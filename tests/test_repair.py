@@ -304,3 +304,33 @@ def test_the_repair_search_is_announced_before_it_starts(tmp_path, monkeypatch):
                                       "verified to n = 4 (can take minutes")
     again = io.StringIO()
     assert use_repair(load_system(spec), verify_n=4, progress=again).note == first.note and again.getvalue() == ""
+
+
+def test_relative_paths_give_an_extends_relative_to_the_output_file(tmp_path, monkeypatch):
+    """A trial: the saved repair must name its parent relative to the output file's folder,
+    also when the spec and --out are both given relative to a current directory elsewhere;
+    and the long first check is announced on stderr, stdout unchanged."""
+    import shutil
+
+    spec_dir = tmp_path / "specs"
+    spec_dir.mkdir()
+    shutil.copy(TC, spec_dir / "tc.ts")
+    work = tmp_path / "work" / "here"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    code, out, err = cli("verify", "--repair", "../../specs/tc.ts", "--max-n", "4", "--screen-n", "4",
+                         "--out", "deeper/out/fixed.ts")
+    assert code == 0, err
+    assert err.startswith("../../specs/tc.ts: verifying the spec as written exhaustively for n <= 4")
+    assert out.startswith("# The smallest guard repair")
+    saved = work / "deeper" / "out" / "fixed.ts"
+    line = next(l for l in saved.read_text(encoding="utf-8").splitlines() if l.lstrip().startswith("extends"))
+    assert line.split('"')[1] == "../../../../specs/tc.ts"
+    monkeypatch.chdir(tmp_path)
+    code, check_out, err = cli("check", saved)
+    assert code == 0 and "OK" in check_out, err
+
+
+def test_a_refused_spec_exits_2_with_nothing_on_stdout():
+    code, out, err = cli("verify", "--repair", SYSTEMS / "easy-first.ts", "--max-n", "3")
+    assert code == 2 and not out and err.strip()

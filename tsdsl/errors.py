@@ -134,8 +134,13 @@ class KernelBuildError(TsdslError):
     """Generating or compiling a kernel failed."""
 
 
-class OracleError(TsdslError):
-    """An oracle was asked something it cannot answer."""
+class OracleError(TsdslError, ValueError):
+    """An oracle was asked something it cannot answer: a spec that declares no oracle, an
+    oracle or loss name it does not declare, the reachability rule of an oracle without one.
+    Each is a mistake in what the caller asked for, so it is also a ``ValueError``, like
+    :class:`UsageError` (``except ValueError`` catches every API argument error); the command
+    line exits 1 on it, as before.  (A search over its budget is not an OracleError:
+    ``tsdsl.verify.loss.BudgetExceeded``.)"""
 
     @classmethod
     def undeclared(cls, system) -> "OracleError":

@@ -4,13 +4,44 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Optional
 
 from . import ir
 
 
-def _loc(span) -> str:
-    return f"{span.file}:{span.line}"
+JSON_FORMAT = 1
+"""The version of the ``show --json`` layout (its ``format`` key), documented in docs/cli.md;
+raised when a key changes meaning or goes away (new keys do not raise it)."""
+
+PACKAGED = "packaged:"
+"""How JSON names a packaged spec file: ``packaged:`` and its path in the packaged folder."""
+
+
+def stable_path(file: str, home: str) -> str:
+    """How ``show --json`` names a spec file, the same from any working directory and
+    installation: a packaged spec as ``packaged:NAME.ts`` (``packaged:readings/NAME.ts``),
+    the shown spec ``home`` by its file name, another (a parent it extends) by its path
+    relative to ``home``'s folder."""
+    from .lang.chain import packaged_root
+
+    path = Path(file).resolve()
+    root = packaged_root()
+    if root is not None:
+        try:
+            return PACKAGED + path.relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    if path == Path(home).resolve():
+        return path.name
+    try:
+        return Path(os.path.relpath(path, Path(home).resolve().parent)).as_posix()
+    except ValueError:  # another drive
+        return path.as_posix()
+
+
+def _loc(span, home: str) -> str:
+    return f"{stable_path(span.file, home)}:{span.line}"
 
 
 def _relative(file: str, home: str) -> str:
@@ -135,8 +166,17 @@ def _items_json(items) -> list:
 
 
 def to_json_dict(system: ir.System, n: Optional[int] = None) -> dict:
+    """The lowered system as JSON-ready data, in the layout docs/cli.md documents (version
+    :data:`JSON_FORMAT`); every file is named by :func:`stable_path`, so the same spec gives
+    the same JSON from any directory."""
     actions = system.actions_for(n or 6) if system.unbounded else system.actions
+    home = system.source_file
+
+    def loc(span) -> str:
+        return _loc(span, home)
+
     return {
+        "format": JSON_FORMAT,
         "name": system.name, "title": system.title, "cite": system.cite, "claim": system.claim, "style": system.style,
         "produces": system.produces, "covers": system.covers, "root": system.root,
         "lists": [{"name": d.name, "open_end": "right" if d.open_end == "R" else "left"} for d in system.lists],
@@ -148,7 +188,7 @@ def to_json_dict(system: ir.System, n: Optional[int] = None) -> dict:
                      "guard": ir.pred_json(system.terminal.guard)},
         "finally": ["attach headless to root"] if system.attach_headless_to_root else [],
         "oracles": [
-            {"name": o.name, "title": o.title, "origin": _loc(o.origin),
+            {"name": o.name, "title": o.title, "origin": loc(o.origin),
              "reach": None if o.reach is None else {"positive": o.reach[0], "head": o.reach[1], "dep": o.reach[2],
                                                     "if": ir.pred_json(o.reach[3])},
              "losses": [{"name": l.name, "terms": list(l.terms), "bound": l.bound} for l in o.losses],
@@ -156,11 +196,12 @@ def to_json_dict(system: ir.System, n: Optional[int] = None) -> dict:
             for o in system.oracles
         ],
         "unbounded": system.unbounded, "instantiated_for_tokens": (n or 6) if system.unbounded else None,
-        "source": {"file": system.source_file, "sha256": system.source_hash, "chain": list(system.sources)},
+        "source": {"file": stable_path(home, home), "sha256": system.source_hash,
+                   "chain": [stable_path(f, home) for f in system.sources]},
         "actions": [
             {
                 "name": a.name, "class": a.cls, "family": a.family, "indexes": list(a.indexes),
-                "labeled": a.labeled, "origin": _loc(a.origin),
+                "labeled": a.labeled, "origin": loc(a.origin),
                 "cases": [
                     {
                         "match": {m.list: _items_json(m.items) for m in c.match},
@@ -169,7 +210,7 @@ def to_json_dict(system: ir.System, n: Optional[int] = None) -> dict:
                                   "break_cycle": o.break_cycle} for o in c.arcs],
                         "result": {system.lists[k].name: _items_json(items) for k, items in enumerate(c.result)},
                         "sets": [{"flag": s.flag, "token": s.var, "value": ir.pred_json(s.value)} for s in c.sets],
-                        "origin": _loc(c.origin),
+                        "origin": loc(c.origin),
                     }
                     for c in a.cases
                 ],

@@ -8,8 +8,9 @@ SPEC is a packaged spec name (``arc-eager``, the default) or a spec file; TRAIN 
 default to the toy treebank next to this script.
 
 What it shows: a compiled system's :class:`~tsdsl.kernels.batch.StateBatch` steps B sentences
-at once; each step reads the configurations through array views (the two tokens at the open
-end of every list, from ``lists()``), scores every (action, label) pair with a one-hidden-layer
+at once; each step reads the configurations through array views (the three tokens at the
+open end of every list, from ``lists()``, and their leftmost and rightmost dependents, from
+``heads()``: no spec-specific feature), scores every (action, label) pair with a one-hidden-layer
 MLP over word and UPOS embeddings, and learns from the dynamic oracle's labeled costs
 (``costs()``, shape [B, A, L]): the loss is minus the log of the probability mass the model
 puts on the optimal legal outputs (those of least cost).  From the second epoch on the parser
@@ -47,6 +48,14 @@ from tsdsl.treebank.conllu import read_conllu
 
 HERE = Path(__file__).resolve().parent
 NONE, UNKNOWN, ROOT = 0, 1, 2  # reserved rows of both embedding tables
+PER_LIST = 3
+"""Tokens read at the open end of every list, each with its leftmost and rightmost dependent
+(from ``heads()``).  Three, not two: a control-parameter spec keeps the stack and the next word
+in one list (arc-hybrid's O ends s1 s0 b0, and its RIGHT-ARC attaches s0 to s1), so two tokens
+there miss a head its actions choose; and the dependents say whether a token is complete
+before an action takes it out of the lists.  On 300 English sentences (LinES, 200 dev) dev UAS
+went from 52.5 (arc-hybrid), 50.9 (arc-standard) and 68.9 (arc-eager) with two tokens and no
+dependents to 72.3, 64.3 and 72.0, for about 2.5 times the time per step."""
 
 
 class Vocab:
@@ -104,13 +113,14 @@ class MLP:
             self.p[k] -= lr * mh / (np.sqrt(vh) + 1e-8)
 
 
-def slot_features(batch, toks):
-    """Word and tag ids of the two tokens at the open end of every list: [B, 2 * n_lists] each."""
+def slot_tokens(batch) -> np.ndarray:
+    """int [B, n_slots(...)]: the PER_LIST tokens at the open end of every list, then their
+    leftmost and then their rightmost dependents (CoNLL-U numbering; -1: none)."""
     lists, lengths = batch.lists()
     B = len(lengths)
     picks = []
     for k, end in enumerate(batch.open_ends):
-        for i in range(2):
+        for i in range(PER_LIST):
             if end == "L":  # a buffer: read from its front
                 at = np.full(B, i)
             else:  # a stack: its top is the last token
@@ -118,10 +128,25 @@ def slot_features(batch, toks):
             ok = (at >= 0) & (at < lengths[:, k])
             picks.append(np.where(ok, lists[np.arange(B), k, np.clip(at, 0, None)], -1))
     pos = np.stack(picks, axis=1)  # token slots, -1: none
+    kids = (batch.heads()[:, None, :] == pos[:, :, None]) & (pos[:, :, None] >= 0)  # [B, slots, max_len]
+    has = kids.any(axis=2)
+    first = np.where(has, kids.argmax(axis=2), -1)  # leftmost dependent
+    last = np.where(has, kids.shape[2] - 1 - kids[:, :, ::-1].argmax(axis=2), -1)  # rightmost
+    return np.concatenate([pos, first, last], axis=1)
+
+
+def slot_features(batch, toks):
+    """Word and tag ids of the tokens of :func:`slot_tokens`: [B, n_slots(...)] each."""
+    pos = slot_tokens(batch)
     safe = np.clip(pos, 0, None)
     wid = np.where(pos >= 0, np.take_along_axis(toks[:, 0], safe, 1), NONE)
     tid = np.where(pos >= 0, np.take_along_axis(toks[:, 1], safe, 1), NONE)
     return wid, tid
+
+
+def n_slots(ks) -> int:
+    """Tokens the features read per configuration: PER_LIST per list, each with two dependents."""
+    return 3 * PER_LIST * len(ks.system.lists)
 
 
 def output_mask(batch):
@@ -239,8 +264,7 @@ def main(argv=None) -> None:
     L = len(vocab.labels)
     root_label = vocab.label_id.get(root_label_of(train), -1)
     tb = ks.pack([list(s.heads) for s in train], [[vocab.label_id[l] for l in s.deprels] for s in train], L)
-    n_slots = 2 * len(ks.system.lists)  # two tokens per list
-    model = MLP(len(vocab.words) + 3, len(vocab.tags) + 3, n_slots, ks.n_actions * L, rng)
+    model = MLP(len(vocab.words) + 3, len(vocab.tags) + 3, n_slots(ks), ks.n_actions * L, rng)
     for epoch in range(args.epochs):
         loss, steps = run_epoch(ks, model, vocab, train, tb, rng, args.batch, explore=epoch > 0)
         print(f"epoch {epoch + 1}: {steps} steps, loss {loss:.3f}")

@@ -136,7 +136,7 @@ cdef class KGold:
         self.blk = <int*>malloc(sizeof(int) * (3 * (n + 2) + 1))
         if hs == NULL or self.blk == NULL:
             free(hs)
-            raise MemoryError()
+            raise MemoryError(f"cannot allocate the gold tree of a sentence of {n} words")
         if labels is not None:
             ls = <int*>malloc(sizeof(int) * (n + 1))
         for d in range(n):
@@ -174,14 +174,14 @@ def new_state(int n):
         raise ValueError("a sentence cannot have a negative length")
     r = st_init(&st.s, n)
     if r < 0:
-        raise MemoryError()
+        raise MemoryError(f"cannot allocate a configuration of {n} words ({st_size(n):,} bytes)")
     return st
 
 
 def copy_state(KState st not None):
     cdef KState out = KState.__new__(KState)
     if st_copy(&out.s, &st.s) < 0:
-        raise MemoryError()
+        raise MemoryError(f"cannot copy a configuration of {st.s.n} words ({st.s.size:,} bytes)")
     out.gold = st.gold
     out.actions = st.actions
     return out
@@ -268,7 +268,7 @@ def costs(KState st not None, int ol, object out):
         raise ValueError("bad loss index")
     tmp.mem = NULL
     if NEEDS_SCRATCH_STATE and st_copy(&tmp, &st.s) < 0:  # incremental costs need no scratch state
-        raise MemoryError()
+        raise MemoryError(f"costs: cannot allocate a scratch configuration of {st.s.n} words ({st.s.size:,} bytes)")
     with nogil:
         all_costs(&st.s, &tmp, ol, row)
     free(tmp.mem)
@@ -389,7 +389,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
     if use_fast:
         rmem = malloc(fast_rec_size(maxn))
         if rmem == NULL:
-            raise MemoryError()
+            raise MemoryError(f"oracle pass: cannot allocate the token records for a sentence of {maxn} words "
+                              f"({fast_rec_size(maxn):,} bytes)")
     if not UNBOUNDED:
         nact = N_ACTIONS
     elif atab is None:
@@ -403,7 +404,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
     lrow = <int*>malloc(sizeof(int) * (nact * (n_labels + 1) + 1))
     if blk == NULL or row == NULL or lrow == NULL or smem == NULL or (NEEDS_SCRATCH_STATE and tmem == NULL):
         free(blk); free(row); free(lrow); free(smem); free(tmem); free(rmem)
-        raise MemoryError()
+        raise MemoryError(f"oracle pass: cannot allocate the working configurations for a sentence of {maxn} words "
+                          f"({st_size(maxn):,} bytes each)")
     with nogil:
         for si in range(n_sent):
             off = offsets[si]

@@ -84,7 +84,8 @@ cdef class KBatch:
             self.gblk = <int*>malloc(sizeof(int) * (gwords + 1))
         if self.st == NULL or self.mem == NULL or self.row == NULL or (NEEDS_SCRATCH_STATE and self.tmem == NULL) \
                 or (heads != NULL and self.gblk == NULL):
-            raise MemoryError()
+            raise MemoryError(f"cannot allocate a batch of {B} configurations ({bytes_:,} bytes; the longest "
+                              f"sentence has {maxn} words)")
         if heads != NULL:  # every gold tree checked before any state is set up
             off = 0
             words = 0

@@ -38,6 +38,50 @@ def flat_ints(rows, what: str) -> np.ndarray:
     return flat
 
 
+MAX_SENTENCE_LENGTH = 10_000
+"""The longest sentence (in words) a configuration may have.  Treebank sentences stay far
+below it (the longest UD sentences have a few hundred words), and it keeps the kernels' int
+arithmetic exact: a state holds lists of 3 (n + 2) + 8 ints, a multihead state an
+(n + 2) x (n + 2) arc matrix, and the oracle pass bounds a derivation at 4 (n + 2)^2 + 16
+steps, all far below 2^31 for n <= 10 000.  Checked before any length reaches int32, which
+would wrap 2^32 + 3 to 3."""
+
+
+def sentence_length(value, what: str) -> int:
+    """One sentence length: an integer in 0..:data:`MAX_SENTENCE_LENGTH`, or a UsageError
+    naming ``what`` and the limit."""
+    n = count(value, what)
+    if n > MAX_SENTENCE_LENGTH:
+        raise UsageError(f"{what}: {n} words is more than the longest sentence tsdsl takes "
+                         f"({MAX_SENTENCE_LENGTH:,} words)")
+    return n
+
+
+def sentence_lengths(values, what: str) -> np.ndarray:
+    """Sentence lengths as an int32 array, each checked to lie in
+    0..:data:`MAX_SENTENCE_LENGTH` before any cast: int32 would wrap 2^32 to 0, and numpy
+    reads a list holding 2^63 as floats."""
+    def too_long(k: int, n: int) -> UsageError:
+        return UsageError(f"{what}: sentence {k} has {n} words, more than the longest sentence tsdsl takes "
+                          f"({MAX_SENTENCE_LENGTH:,} words)")
+
+    if not isinstance(values, np.ndarray):
+        values = list(values)
+        for k, v in enumerate(values):
+            if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v > MAX_SENTENCE_LENGTH:
+                raise too_long(k, int(v))
+    arr = np.asarray(values)
+    if arr.size and arr.ndim == 1 and arr.dtype.kind in "iu":
+        big = np.flatnonzero(arr > MAX_SENTENCE_LENGTH)
+        if len(big):
+            raise too_long(int(big[0]), int(arr[big[0]]))
+    lengths = int_vector(arr, what)
+    if len(lengths) and lengths.min() < 0:
+        k = int(np.flatnonzero(lengths < 0)[0])
+        raise UsageError(f"{what}: expected non-negative sentence lengths (sentence {k}: {int(lengths[k])})")
+    return lengths.astype(np.int32)
+
+
 def int_vector(values, what: str) -> np.ndarray:
     """A 1-d sequence of integers as an int64 array; floats and booleans are refused, as
     numpy would truncate 0.7 to 0 or read a mask as the indexes 0 and 1."""

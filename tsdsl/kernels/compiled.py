@@ -19,7 +19,7 @@ from .. import ir
 from ..errors import OracleError, UsageError
 from ..treebank.trees import Tree
 from .arguments import (check_gold_trees, check_label_ids, count, flat_ints, int_vector, integer_id, label_range,
-                        out_buffer, selection)
+                        out_buffer, selection, sentence_length, sentence_lengths)
 from .batch import StateBatch
 from .codegen import Generated
 
@@ -223,7 +223,8 @@ class CompiledSystem:
 
     # ---- the interpreter's API ----------------------------------------------------
     def initial(self, n: int):
-        n = count(n, "initial: the sentence length")  # 2.9 or True would be read as 2 or 1
+        """The initial configuration for a sentence of ``n`` words (0..MAX_SENTENCE_LENGTH)."""
+        n = sentence_length(n, "initial: the sentence length")  # 2.9 or True would be read as 2 or 1
         try:
             state = self.module.new_state(n)
         except ValueError as exc:
@@ -399,8 +400,9 @@ class CompiledSystem:
 
         Raises:
             UsageError: a head that is not an integer, out of range, a word's own, or on a
-                cycle; labels that do not align with the heads or lie out of range; labels
-                without ``n_labels``, or a negative ``n_labels``.
+                cycle; a sentence longer than :data:`~tsdsl.kernels.arguments.MAX_SENTENCE_LENGTH`;
+                labels that do not align with the heads or lie out of range; labels without
+                ``n_labels``, or a negative ``n_labels``.
         """
         n_labels = count(n_labels, "n_labels")
         if labels is not None and n_labels == 0:
@@ -408,6 +410,7 @@ class CompiledSystem:
         flat = flat_ints(heads, "gold heads")
         lengths = np.fromiter((len(h) for h in heads), dtype=np.int64, count=len(heads))
         offsets = np.zeros(len(heads) + 1, dtype=np.int32)
+        sentence_lengths(lengths, "gold heads")  # a longer sentence would overflow the kernel's int arithmetic
         np.cumsum(lengths, out=offsets[1:])
         check_gold_trees(flat, offsets)
         flat_labels = None
@@ -481,7 +484,8 @@ class CompiledSystem:
               select: Optional[Sequence[int]] = None) -> StateBatch:
         """B initial configurations stepped together through arrays (a :class:`StateBatch`).
 
-        ``sentences``: the sentence lengths, with optional gold trees (``gold_heads``: one
+        ``sentences``: the sentence lengths (each in 0..
+        :data:`~tsdsl.kernels.arguments.MAX_SENTENCE_LENGTH`), with optional gold trees (``gold_heads``: one
         CoNLL-U head sequence per sentence; ``gold_labels``: label ids in 0..n_labels-1) for
         costs and losses; or a packed :class:`Treebank` (:meth:`pack`), whose gold trees come
         with it, and ``select`` the sentences to take: their indexes, or a boolean mask with one
@@ -505,10 +509,7 @@ class CompiledSystem:
         else:
             if select is not None:
                 raise UsageError("select needs a packed treebank")
-            lengths = int_vector(list(sentences), "sentences")
-            if len(lengths) and lengths.min() < 0:
-                raise UsageError("sentences: expected non-negative sentence lengths")
-            lengths = lengths.astype(np.int32)
+            lengths = sentence_lengths(list(sentences), "sentences")  # checked before any int32 cast
             flat = flat_labels = None
             n_labels = count(n_labels, "n_labels")
             if gold_heads is not None:

@@ -20,7 +20,7 @@ import math
 from typing import Optional, Sequence
 
 from .. import ir
-from ..errors import OracleError
+from ..errors import TsdslError
 from ..interp import Config, Interpreter
 from .planar import reordering
 from .reach import pair_reachability
@@ -61,8 +61,9 @@ class _Frame:
         return child
 
 
-class BudgetExceeded(OracleError):
-    """The search visited more configurations than allowed."""
+class BudgetExceeded(TsdslError):
+    """The search visited more configurations than allowed: a limit reached, not a mistake
+    in what was asked, so not an OracleError (which is a ValueError)."""
 
 
 class LossSearch:

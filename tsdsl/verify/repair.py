@@ -388,6 +388,10 @@ def find_repair(system: ir.System, *, max_n: int = VERIFY_N, screen_n: int = SCR
     repairable(system)
     say = progress or (lambda _msg: None)
     screen_n = min(screen_n, max_n)
+    # the exhaustive check of the spec as written can take a minute or more (Covington at
+    # n <= 7: 80 s) before anything else is said: announce it
+    say(f"{system.source_file}: verifying the spec as written exhaustively for n <= {max_n} "
+        "(can take a minute) ...")
     original = first_failure(system, max_n, stop_early=False, limit=VERIFY_LIMIT)
     if original is not None and TOO_LARGE in original.properties:
         raise UsageError(f"{system.source_file}: more than {VERIFY_LIMIT:,} configurations at n = {original.n}; "
