@@ -3,10 +3,11 @@ of en_gum train for a projective system and for SWAP each take well under a minu
 
 For each system: every training tree's canonical derivation by the compiled search
 (``CompiledSystem.derive``, the default budget of 100,000 configurations per tree, pruned and
-guided by ``tsdsl.learn.derive.search_options``, no disk cache), as ``tsdsl train`` runs it for a spec without a usable oracle; then one epoch of greedy
-training along those derivations (``--search-follow canonical``) and one with the search as a
-non-deterministic oracle (``--search-follow model``: a search at every step where the
-prediction is not the plan's next action), side by side, with zero weights at the start.
+guided by ``tsdsl.learn.derive.search_options``, no disk cache), as ``tsdsl train`` runs it
+for a spec without a usable oracle; then one epoch of greedy training along those derivations
+(``--search-follow canonical``) and one with the search as a non-deterministic oracle
+(``--search-follow model``: a search at every step where the prediction is not the plan's
+next action), side by side, with zero weights at the start.
 Projective systems see the lifted trees (``--nonproj lift``), as in training.
 
 Prints a table (and ``--json``).  Skips with a message when the treebank is absent.
