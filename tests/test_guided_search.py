@@ -219,8 +219,10 @@ def test_training_searches_guided_and_pruned_as_the_ir_allows():
             "arc-standard": dict(gap=0, bottom_up=True, anchor=0),
             "easy-first": {}}
     for name, options in want.items():
-        system = load_system(SYSTEMS / f"{name}.ts")
-        assert search_options(compile_system(system, fallback=False)) == options, name
+        ks = compile_system(load_system(SYSTEMS / f"{name}.ts"), fallback=False)
+        assert search_options(ks) == options, name
+        # --search-follow model: the guide alone
+        assert search_options(ks, pruning=False) == {k: v for k, v in options.items() if k == "guide"}, name
 
 
 def test_the_hard_trees_are_derived_by_the_guided_search_without_backtracking(swap):
@@ -274,4 +276,4 @@ def test_the_searched_oracle_is_guided_too(swap):
     shift = ks.action_names.index("SHIFT")
     for gold in HARD:
         assert ks.free_actions(gold, [], budget=1000)[shift] == 0
-        assert ks.free_actions(gold, [], budget=1000, **search_options(ks))[shift] == 1
+        assert ks.free_actions(gold, [], budget=1000, **search_options(ks, pruning=False))[shift] == 1

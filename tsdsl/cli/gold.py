@@ -216,7 +216,7 @@ def _first_free(kernel, gold, prefix, budget: int) -> Optional[str]:
     from ..learn.derive import search_options
 
     ids = [kernel.action_ids[a] for a in prefix]
-    free = kernel.free_actions(gold, ids, budget=budget, **search_options(kernel))
+    free = kernel.free_actions(gold, ids, budget=budget, **search_options(kernel, pruning=False))
     order = kernel.canonical_order() or range(len(kernel.action_names))
     for a in order:
         if free[a] == 1:

@@ -145,14 +145,14 @@ class Engine:
         """Greedy training with the derivation search as a non-deterministic oracle: every output
         after which the gold tree is still derivable is free, and the best-scoring free one is
         followed (see the kernel's ``_searched.pxi``).  ``budget``: configurations one search may
-        expand.  The searches are pruned and guided as training's derivations
-        (:func:`~tsdsl.learn.derive.search_options`)."""
+        expand.  The searches are guided as training's derivations
+        (:func:`~tsdsl.learn.derive.search_options`, without its pruning)."""
         order = np.ascontiguousarray(order, dtype=np.int32)
         try_order = self.kernel.canonical_order()
         steps, wrong, stuck, _ = self.kernel.module.train_searched(
             self.learner, batch.heads, batch.labels, batch.offsets, batch.tokens, order,
             None if try_order is None else np.asarray(try_order, dtype=np.int32), int(budget),
-            **self.kernel.search_arguments(**search_options(self.kernel)))
+            **self.kernel.search_arguments(**search_options(self.kernel, pruning=False)))
         return steps, wrong, stuck
 
     def train_beam(self, batch: Batch, order: np.ndarray, *, width: int, loss_index: int,
