@@ -2,11 +2,12 @@
 of en_gum train for a projective system and for SWAP each take well under a minute").
 
 For each system: every training tree's canonical derivation by the compiled search
-(``CompiledSystem.derive``, the default budget of 100,000 configurations per tree, no disk
-cache), as ``tsdsl train`` runs it for a spec without a usable oracle; then one epoch of greedy
-training along those derivations (``--search-follow canonical``) and one with the search as a
-non-deterministic oracle (``--search-follow model``: a search at every step where the
-prediction is not the plan's next action), side by side, with zero weights at the start.
+(``CompiledSystem.derive``, the default budget of 100,000 configurations per tree, pruned and
+guided by ``tsdsl.learn.derive.search_options``, no disk cache), as ``tsdsl train`` runs it
+for a spec without a usable oracle; then one epoch of greedy training along those derivations
+(``--search-follow canonical``) and one with the search as a non-deterministic oracle
+(``--search-follow model``: a search at every step where the prediction is not the plan's
+next action), side by side, with zero weights at the start.
 Projective systems see the lifted trees (``--nonproj lift``), as in training.
 
 Prints a table (and ``--json``).  Skips with a message when the treebank is absent.
@@ -45,7 +46,7 @@ def measure(name: str, tb: str) -> dict:
     sys.path.insert(0, str(ROOT))
     from tsdsl.kernels import compile_system
     from tsdsl.lang import load_system
-    from tsdsl.learn.derive import DEFAULT_BUDGET, targets_of
+    from tsdsl.learn.derive import DEFAULT_BUDGET, search_options, targets_of
     from tsdsl.learn.engine import Engine
     from tsdsl.learn.features import default_features, load_features
     from tsdsl.learn.train import SEARCH_STEP_BUDGET, gold_batch
@@ -62,7 +63,7 @@ def measure(name: str, tb: str) -> dict:
     lab = np.ascontiguousarray(batch.labels[:words])
     tbank = Treebank(np.ascontiguousarray(batch.heads[:words]), batch.offsets, lab, int(lab.max()) + 1)
     t0 = time.process_time()
-    d = ks.derive(tbank, budget=DEFAULT_BUDGET)
+    d = ks.derive(tbank, budget=DEFAULT_BUDGET, **search_options(ks))
     derive_s = time.process_time() - t0
     derived = np.flatnonzero(d.status == 1).astype(np.int32)
 

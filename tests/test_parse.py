@@ -147,3 +147,14 @@ def test_elsewhere_a_hyphen_before_a_digit_is_a_subtraction():
     assert isinstance(rule.cases[0].guards[0].value, S.BinOp)
     d = _first("system x\nA : (σ|s, β) => (σ, β) class C-2\n")
     assert d.code == "TS100" and d.message == "unexpected '-'"
+
+
+def test_the_packaged_specs_are_read_from_this_checkout():
+    """Names such as ``arc-standard-swap`` resolve to the specs of the source tree the module
+    runs from, even when an editable install of another checkout maps ``tsdsl.systems``
+    elsewhere (a worktree's `tsdsl train arc-standard-swap` trained the main checkout's spec)."""
+    from pathlib import Path
+
+    from tsdsl.lang.chain import packaged_root
+
+    assert packaged_root() == Path(__file__).resolve().parent.parent / "systems"

@@ -277,6 +277,26 @@ def test_trace_gold_follows_the_canonical_derivation_of_a_long_sentence(capsys, 
         assert f"{'root' if h == 0 else f'w{h}'} -> w{d}" in out
 
 
+def test_trace_gold_follows_the_guided_derivation_of_swap(capsys, tmp_path):
+    """arc-standard + SWAP declares no oracle: `trace --gold` follows the derivation training
+    uses, guided towards the gold tree's projective order (Nivre's 2009 static oracle), even
+    on a tree that the unguided search cannot derive within its budget."""
+    from test_guided_search import HARD, nivre_2009
+    from tsdsl.cli import main
+
+    heads = HARD[0]
+    gold = tmp_path / "hard.conllu"
+    gold.write_text(conllu(heads), encoding="utf-8")
+    assert main(["trace", str(SYSTEMS / "arc-standard-swap.ts"), "--gold", str(gold)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == (f"oracle: canonical derivation (static, by search); 0 of {len(heads)} heads "
+                                    "differ from gold")
+    names = {"SHIFT", "LEFT-ARC", "RIGHT-ARC", "SWAP"}
+    actions = [next(w for w in line.split() if w in names) for line in out.splitlines()[1:]
+               if any(w in names for w in line.split())]
+    assert actions == nivre_2009(heads)
+
+
 def test_trace_gold_costs_over_the_budget_are_shown_unknown(capsys, tmp_path):
     """With --costs the path still follows the derivation, and a step whose exact search runs
     over --budget shows its costs as `?`, with a legend, instead of losing the table."""

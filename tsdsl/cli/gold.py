@@ -51,16 +51,21 @@ class _Derivation:
     once where the tree is derivable, even where the unrestricted search wanders, as in
     arc-eager-unshift), then, for a non-monotonic system, every derivation; both pruned by
     what the spec is proved to do (``tsdsl.verify.planar``: arcs span at most G tokens...),
-    which drops only configurations that cannot finish the tree, so the derivation is the same.
+    which drops only configurations that cannot finish the tree, so the derivation is the same;
+    guided, as training derives (``tsdsl.learn.derive.search_options``), for a spec whose
+    actions reorder tokens (SWAP).
     ``actions`` is the action sequence (names) when one was found, else None, with ``status``
     saying why (``Derivations.NOT_DERIVABLE``, ``OVER_BUDGET``, ...)."""
 
     def __init__(self, kernel, gold, budget: int):
-        from ..verify.planar import search_pruning
+        from ..verify.planar import reordering, search_pruning
 
         system = kernel.system
         n = len(gold)
         prune = search_pruning(system, n)
+        guide = None if kernel.unbounded else reordering(system)
+        if guide is not None:
+            prune["guide"] = guide
         d = kernel.derive([list(gold)], budget=budget, strict=True, **prune)
         if int(d.status[0]) != d.DERIVED and not system.is_monotonic(n + 1):
             d = kernel.derive([list(gold)], budget=budget, **prune)
@@ -208,8 +213,10 @@ def _first_free(kernel, gold, prefix, budget: int) -> Optional[str]:
     derivable from the configuration ``prefix`` reaches (None: none)."""
     if kernel.unbounded:
         return None
+    from ..learn.derive import search_options
+
     ids = [kernel.action_ids[a] for a in prefix]
-    free = kernel.free_actions(gold, ids, budget=budget)
+    free = kernel.free_actions(gold, ids, budget=budget, **search_options(kernel, pruning=False))
     order = kernel.canonical_order() or range(len(kernel.action_names))
     for a in order:
         if free[a] == 1:

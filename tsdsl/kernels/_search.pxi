@@ -10,8 +10,8 @@
 # it for the spec (tsdsl.verify.planar: tokens never change places, arcs span at most G
 # tokens), prunes a configuration whose gold arcs still to build hold a blocked core (see
 # ``blocked``): the proof of planar.py, applied to every configuration and not only the first.
-# Guided (only where the caller asks whether a tree is derivable, never for the canonical
-# derivations of training): for a spec with actions that reorder tokens (SWAP), each
+# Guided (where the caller passes the guide: training's derivations, coverage, verify, trace
+# --gold; tsdsl.learn.derive.search_options): for a spec with actions that reorder tokens (SWAP), each
 # configuration tries its actions arcs first, then the reordering actions that bring the
 # sequence of its lists closer to the gold tree's projective order, then the others, then the
 # reordering actions that move it away (see ``guide_order``).  Only the order changes: the
@@ -503,6 +503,42 @@ cdef int derive_from(Search* w, int n, const int* heads, const int* blk, const i
     return 0
 
 
+cdef int check_guide(object guide_lists, object guide_kinds) except -1:
+    """Raise ValueError unless the guided order's arrays (as ``derive`` takes them) are
+    usable: both or neither, int32, the lists 1 to NLX list indexes, one kind per action."""
+    cdef Py_ssize_t n_glists, k
+    cdef const int* g_lists
+    if (guide_lists is None) != (guide_kinds is None):
+        raise ValueError("guided order: give both guide_lists and guide_kinds")
+    if guide_lists is None:
+        return 0
+    if UNBOUNDED:
+        raise ValueError("a guided order needs a bounded action set")
+    n_glists = len(guide_lists)
+    if not 0 < n_glists <= NLX:
+        raise ValueError("guided order: guide_lists must name 1 to NLX lists")
+    g_lists = int32_data(guide_lists, "guide lists", n_glists)
+    int32_data(guide_kinds, "guide kinds", N_ACTIONS)
+    for k in range(n_glists):
+        if not 0 <= g_lists[k] < NLX:
+            raise ValueError("guided order: not a list index")
+    return 0
+
+
+cdef int search_setup(Search* w, int gap, bint bottom_up, int anchor, object guide_lists,
+                      object guide_kinds) except -2:
+    """Give a search (after search_alloc) the caller's proof (``gap``, ``bottom_up``,
+    ``anchor``, as ``derive`` takes them) and guided order (arrays checked by check_guide);
+    -1 out of memory."""
+    w.gap = gap
+    w.bottom_up = bottom_up
+    w.anchor = anchor if gap >= 0 else -1
+    if guide_lists is None:
+        return 0
+    return guide_alloc(w, int32_data(guide_lists, "guide lists", len(guide_lists)), <int>len(guide_lists),
+                       int32_data(guide_kinds, "guide kinds", N_ACTIONS))
+
+
 def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gold_labels, long long budget,
            object action_log, object label_log, Py_ssize_t cap, object starts, object status,
            object atab=None, int nact=0, object try_order=None, bint strict=False, int gap=-1,
@@ -523,8 +559,7 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
     ``guide_lists`` and ``guide_kinds`` (int32, both or neither; bounded action sets): the
     guided order (``guide_order``), with the sequence read from those lists in that order and
     per action 1 builds an arc, 2 may reorder the sequence, 0 other (planar.reordering).  Only
-    the order of the search changes, not its answers: for deciding derivability, not for
-    canonical derivations.
+    the order of the search changes, not its answers (whether a derivation is found).
     Returns (total actions, log overflowed).
     """
     cdef const int* offsets = int32_data(gold_offsets, "offsets", n_sent + 1)
@@ -537,9 +572,6 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
     cdef int* out_status = int32_data(status, "status", n_sent, True)
     cdef const int* atab_data = NULL
     cdef const int* order = NULL
-    cdef const int* g_lists = NULL
-    cdef const int* g_kinds = NULL
-    cdef int n_glists = 0
     cdef Py_ssize_t si, T = 0
     cdef int n, off, maxn = 0, r, length, k
     cdef bint overflow = False
@@ -560,30 +592,15 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
         for k in range(N_ACTIONS):
             if not 0 <= order[k] < N_ACTIONS:
                 raise ValueError("action order: not a permutation of the actions")
-    if (guide_lists is None) != (guide_kinds is None):
-        raise ValueError("guided order: give both guide_lists and guide_kinds")
-    if guide_lists is not None:
-        if UNBOUNDED:
-            raise ValueError("a guided order needs a bounded action set")
-        n_glists = len(guide_lists)
-        if not 0 < n_glists <= NLX:
-            raise ValueError("guided order: guide_lists must name 1 to NLX lists")
-        g_lists = int32_data(guide_lists, "guide lists", n_glists)
-        g_kinds = int32_data(guide_kinds, "guide kinds", N_ACTIONS)
-        for k in range(n_glists):
-            if not 0 <= g_lists[k] < NLX:
-                raise ValueError("guided order: not a list index")
+    check_guide(guide_lists, guide_kinds)
     blk = <int*>malloc(sizeof(int) * (3 * (maxn + 2) + 1))
     if blk == NULL or search_alloc(&w, maxn) < 0:
         free(blk)
         raise MemoryError()
-    if g_lists != NULL and guide_alloc(&w, g_lists, n_glists, g_kinds) < 0:
+    if search_setup(&w, gap, bottom_up, anchor, guide_lists, guide_kinds) < 0:
         search_free(&w)
         free(blk)
         raise MemoryError()
-    w.gap = gap
-    w.bottom_up = bottom_up
-    w.anchor = anchor if gap >= 0 else -1
     with nogil:
         for si in range(n_sent):
             out_starts[si] = <int>T

@@ -43,12 +43,15 @@ cdef int searched_plan(Search* w, int n, const int* heads, const int* blk, const
 
 
 def train_searched(Learner self, object gold_heads, object gold_labels, object offsets_, object tokens,
-                   object order_, object try_order, long long budget):
+                   object order_, object try_order, long long budget, int gap=-1, bint bottom_up=False,
+                   int anchor=-1, object guide_lists=None, object guide_kinds=None):
     """One pass of greedy training with the search as the oracle (see the top of this file).
     Arrays as in :meth:`Learner.train_greedy`; try_order: the search's action order (int32,
     N_ACTIONS; None: spec order); budget: configurations one search may expand (a search over
-    it counts as not free).  Returns (steps, mistakes, sentences without a derivation within
-    the budget, stuck, or not ending in their gold tree, searches run)."""
+    it counts as not free); gap, bottom_up, anchor, guide_lists, guide_kinds: the search's
+    pruning and guided order, as :func:`derive` takes them.  Returns (steps, mistakes,
+    sentences without a derivation within the budget, stuck, or not ending in their gold
+    tree, searches run)."""
     cdef Corpus cp
     cdef Learner L = self
     L.need_dense()
@@ -79,6 +82,7 @@ def train_searched(Learner self, object gold_heads, object gold_labels, object o
     cdef float* sc
     if try_order is not None:
         order = int32_data(try_order, "action order", N_ACTIONS)
+    check_guide(guide_lists, guide_kinds)
     for oi in range(cp.n_order):
         si = cp.order[oi]
         maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
@@ -94,6 +98,10 @@ def train_searched(Learner self, object gold_heads, object gold_labels, object o
     sc = <float*>malloc(sizeof(float) * (C + 1))
     ranked = <int*>malloc(sizeof(int) * (C + 1))
     if not (smem and blk and feats and unit and ccost and ubest and plan and sc and ranked) or search_alloc(&w, maxn) < 0:
+        free(smem); free(blk); free(feats); free(unit); free(ccost); free(ubest); free(plan); free(sc); free(ranked)
+        raise MemoryError()
+    if search_setup(&w, gap, bottom_up, anchor, guide_lists, guide_kinds) < 0:
+        search_free(&w)
         free(smem); free(blk); free(feats); free(unit); free(ccost); free(ubest); free(plan); free(sc); free(ranked)
         raise MemoryError()
     cand = plan + 2 * limit
@@ -199,13 +207,15 @@ def train_searched(Learner self, object gold_heads, object gold_labels, object o
 
 
 def free_actions(object gold_heads, object gold_labels, object prefix_, object try_order, long long budget,
-                 object out_):
+                 object out_, int gap=-1, bint bottom_up=False, int anchor=-1, object guide_lists=None,
+                 object guide_kinds=None):
     """What :func:`train_searched` takes as free, for one gold tree and one configuration:
     gold heads (int32, CoNLL-U numbering) and label ids (int32, or None: unlabeled), and the
     configuration reached from the initial one by the action ids ``prefix_`` (int32; labeled
     arcs take their gold label).  Writes into ``out_`` (int32, one per action): 1 the gold tree is still derivable
     after it (its arc, if labeled, taking the gold label), 0 not or not found within ``budget``
-    configurations, -1 not legal (or the prefix stops being legal before)."""
+    configurations, -1 not legal (or the prefix stops being legal before).  gap ... guide_kinds:
+    the search's pruning and guided order, as :func:`derive` takes them."""
     if UNBOUNDED or MULTI:
         raise ValueError("the oracle by search needs a bounded, single-head action set")
     cdef Py_ssize_t n = len(gold_heads), k, n_pre = len(prefix_)
@@ -220,9 +230,14 @@ def free_actions(object gold_heads, object gold_labels, object prefix_, object t
     cdef char* smem = <char*>malloc(st_size(<int>n))
     cdef St s
     cdef Search w
+    check_guide(guide_lists, guide_kinds)
     for a in range(N_ACTIONS):
         res[a] = -1
     if not (blk and plan and smem) or search_alloc(&w, <int>n) < 0:
+        free(blk); free(plan); free(smem)
+        raise MemoryError()
+    if search_setup(&w, gap, bottom_up, anchor, guide_lists, guide_kinds) < 0:
+        search_free(&w)
         free(blk); free(plan); free(smem)
         raise MemoryError()
     try:

@@ -585,9 +585,9 @@ class CompiledSystem:
         the sequence, 0 other): each configuration then tries arcs first, then the reordering
         actions that bring the sequence closer to the gold tree's projective order, then the
         others in ``order``, then the reordering actions that move it away (Nivre 2009's static
-        oracle for SWAP, read generically).  Its first derivation is not the canonical one, so
-        it is for deciding whether a tree is derivable (coverage, verify), not for training;
-        the status (found, none, over budget) means the same as without it.
+        oracle for SWAP, read generically), found without backtracking.  Training, coverage,
+        verify and ``trace --gold`` pass it (``tsdsl.learn.derive.search_options``); the status
+        (found, none, over budget) means the same as without it.
         """
         if order == "canonical":
             order = self.canonical_order()
@@ -601,30 +601,24 @@ class CompiledSystem:
             names, _, table = self._for_tokens(longest + (1 if self._has_root else 0))
             nact = len(names)
         order_arr = None if order is None else np.asarray(order, dtype=np.int32)
-        g_lists = g_kinds = None
-        if guide is not None:
-            if self.unbounded:
-                raise UsageError("a guided search needs a bounded action set")
-            g_lists = np.asarray(guide[0], dtype=np.int32)
-            g_kinds = np.asarray(guide[1], dtype=np.int32)
-            if len(g_kinds) != len(self.action_names):
-                raise UsageError(f"guide: expected one kind per action ({len(self.action_names)}), got {len(g_kinds)}")
+        search = self.search_arguments(gap, bottom_up, anchor, guide)
 
         def run(acts, labs, cap, starts, status):
             return self.module.derive(tb.heads, tb.offsets, n_sent, tb.labels if tb.n_labels else None,
                                       int(budget), acts, labs, cap, starts, status, table, nact, order_arr,
-                                      bool(strict), -1 if gap is None else int(gap),
-                                      bool(bottom_up), -1 if anchor is None else int(anchor), g_lists, g_kinds)
+                                      bool(strict), **search)
 
         return grown_derivations(run, n_sent, int(2 * (tb.words + n_sent) + 16))
 
     def free_actions(self, heads: Sequence[int], prefix: Sequence[int] = (), labels: Optional[Sequence[int]] = None,
-                     *, budget: int = 100_000, order="canonical") -> np.ndarray:
+                     *, budget: int = 100_000, order="canonical", gap: Optional[int] = None,
+                     bottom_up: bool = False, anchor: Optional[int] = None, guide=None) -> np.ndarray:
         """What training with the oracle by search takes as free (``tsdsl train --oracle search``):
         for the gold tree ``heads`` (CoNLL-U numbering; ``labels``: label ids or None) and the
         configuration that the action ids ``prefix`` reach from the initial one, int32 per
         action: 1 the gold tree is still derivable after it, 0 not (or not found within
-        ``budget`` configurations), -1 not legal.  ``order`` as for :meth:`derive`."""
+        ``budget`` configurations), -1 not legal.  ``order``, ``gap``, ``bottom_up``, ``anchor``
+        and ``guide`` as for :meth:`derive` (training passes ``tsdsl.learn.derive.search_options``)."""
         if order == "canonical":
             order = self.canonical_order()
         elif order == "spec":
@@ -633,8 +627,24 @@ class CompiledSystem:
         self.module.free_actions(np.asarray(heads, dtype=np.int32),
                                  None if labels is None else np.asarray(labels, dtype=np.int32),
                                  np.asarray(prefix, dtype=np.int32),
-                                 None if order is None else np.asarray(order, dtype=np.int32), int(budget), out)
+                                 None if order is None else np.asarray(order, dtype=np.int32), int(budget), out,
+                                 **self.search_arguments(gap, bottom_up, anchor, guide))
         return out
+
+    def search_arguments(self, gap: Optional[int] = None, bottom_up: bool = False, anchor: Optional[int] = None,
+                         guide=None) -> dict:
+        """The keyword arguments of the kernel's searches (``derive``, ``free_actions``,
+        ``train_searched``) for the pruning and guide of :meth:`derive`."""
+        g_lists = g_kinds = None
+        if guide is not None:
+            if self.unbounded:
+                raise UsageError("a guided search needs a bounded action set")
+            g_lists = np.asarray(guide[0], dtype=np.int32)
+            g_kinds = np.asarray(guide[1], dtype=np.int32)
+            if len(g_kinds) != len(self.action_names):
+                raise UsageError(f"guide: expected one kind per action ({len(self.action_names)}), got {len(g_kinds)}")
+        return dict(gap=-1 if gap is None else int(gap), bottom_up=bool(bottom_up),
+                    anchor=-1 if anchor is None else int(anchor), guide_lists=g_lists, guide_kinds=g_kinds)
 
     def explore(self, n: int, *, limit: int = 2_000_000) -> Optional[Explored]:
         """Every configuration reachable for ``n`` words, breadth-first in compiled code (GIL

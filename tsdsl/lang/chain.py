@@ -60,16 +60,21 @@ def load_chain(spec: S.Spec, sink: DiagnosticSink, seen: tuple[str, ...] = ()) -
 
 
 def packaged_root() -> Optional[Path]:
-    """The folder of the packaged specs: the ``tsdsl.systems`` package when tsdsl is
+    """The folder of the packaged specs next to this module: ``tsdsl/systems`` when tsdsl is
     installed, else (a source checkout run with its root on ``sys.path``) the repository's
-    ``systems/`` folder, which pyproject.toml installs as that package."""
+    ``systems/`` folder, which pyproject.toml installs as that package.  Only then the
+    ``tsdsl.systems`` resource, which an editable install maps to *its* checkout: another
+    checkout run with PYTHONPATH must not load that one's specs (as ``parse.grammar_path``)."""
+    package = Path(__file__).resolve().parents[1]
+    for cand in (package / "systems", package.parent / "systems"):
+        if (cand / "arc-eager.ts").is_file():
+            return cand
     try:
         from importlib.resources import files
 
         return Path(str(files("tsdsl.systems")))
     except ModuleNotFoundError:
-        source = Path(__file__).resolve().parents[2] / "systems"
-        return source if (source / "arc-eager.ts").is_file() else None
+        return None
 
 
 def resolve_extends(name: str, base: Path) -> Optional[Path]:

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import UsageError
 from ..kernels.arguments import MAX_BEAM, check_beam  # noqa: F401  (the learner's face of them)
 from .data import Batch
+from .derive import search_options
 from .outputs import Outputs
 from .scoring import scoring_groups
 from .weights import ParseTable, SparseWeights
@@ -144,12 +145,14 @@ class Engine:
         """Greedy training with the derivation search as a non-deterministic oracle: every output
         after which the gold tree is still derivable is free, and the best-scoring free one is
         followed (see the kernel's ``_searched.pxi``).  ``budget``: configurations one search may
-        expand."""
+        expand.  The searches are guided as training's derivations
+        (:func:`~tsdsl.learn.derive.search_options`, without its pruning)."""
         order = np.ascontiguousarray(order, dtype=np.int32)
         try_order = self.kernel.canonical_order()
         steps, wrong, stuck, _ = self.kernel.module.train_searched(
             self.learner, batch.heads, batch.labels, batch.offsets, batch.tokens, order,
-            None if try_order is None else np.asarray(try_order, dtype=np.int32), int(budget))
+            None if try_order is None else np.asarray(try_order, dtype=np.int32), int(budget),
+            **self.kernel.search_arguments(**search_options(self.kernel, pruning=False)))
         return steps, wrong, stuck
 
     def train_beam(self, batch: Batch, order: np.ndarray, *, width: int, loss_index: int,
