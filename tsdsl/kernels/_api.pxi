@@ -333,6 +333,62 @@ cdef Py_ssize_t follow_oracle_nt(St* sp, St* tmp, int ol, int base, int limit, i
     return T
 
 
+cdef tuple records_pass(const int* offsets, Py_ssize_t n_sent, const int* heads, int* out_actions, Py_ssize_t cap,
+                        int* out_heads, int* starts, int* status, int maxn):
+    """The unlabeled oracle pass on a record per token (``fast_sentence``, emitted by
+    emit_opass), with oracle_pass's arguments and results; a function of its own so that the
+    generic pass's loop is compiled as it was (sharing one loop slowed arc-hybrid's by 6-16%)."""
+    cdef St s
+    cdef Py_ssize_t si, T = 0, T2
+    cdef int n, off, d, ph, headless, bad, halted, limit
+    cdef long long stuck = 0, bad_sents = 0, bad_words = 0
+    cdef char* smem = <char*>malloc(st_size(maxn))
+    cdef void* rmem = malloc(fast_rec_size(maxn))
+    if smem == NULL or rmem == NULL:
+        free(smem); free(rmem)
+        raise MemoryError(f"oracle pass: cannot allocate the configuration and token records for a sentence of "
+                          f"{maxn} words ({st_size(maxn) + fast_rec_size(maxn):,} bytes)")
+    with nogil:
+        for si in range(n_sent):
+            off = offsets[si]
+            n = offsets[si + 1] - off
+            if starts != NULL:
+                starts[si] = T
+            st_place_in(&s, n, smem)
+            limit = 4 * (n + 2) * (n + 2) + 16
+            halted = 0
+            T2 = fast_sentence(&s, rmem, n, &heads[off], limit, out_actions, T, cap, &halted)
+            if T2 < 0:  # a gold head out of range, as gold_fill
+                stuck += 1
+                bad_sents += 1
+                bad_words += n
+                if status != NULL:
+                    status[si] = 2
+                continue
+            T = T2
+            headless = 0
+            bad = 0
+            for d in range(1, n + 1):
+                headless += fast_head(rmem, d) < 0
+            for d in range(1, n + 1):
+                ph = fast_head(rmem, d)
+                ph = -1 if ph < 0 else (0 if ph == s.root else ph)
+                if ph < 0 and (ATTACH_HEADLESS or (not HAS_ROOT and headless == 1)):
+                    ph = 0
+                out_heads[off + d - 1] = ph
+                bad += ph != heads[off + d - 1]
+            bad_words += bad
+            stuck += halted
+            bad_sents += bad > 0 or halted != 0
+            if status != NULL:
+                status[si] = 2 if halted else (1 if bad > 0 else 0)
+        if starts != NULL:
+            starts[n_sent] = T
+    free(smem)
+    free(rmem)
+    return T, stuck, bad_sents, bad_words, T > cap
+
+
 def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gold_labels, int n_labels,
                 int ol, object action_log, object label_log, Py_ssize_t cap, object final_heads,
                 object atab=None, int nact=0, object sentence_starts=None, object sentence_status=None,
@@ -354,8 +410,8 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
     overflowed): a sentence is stuck when no action has zero cost (or the step limit is
     reached), and mismatched when its final tree differs from its gold tree or it is stuck:
     a derivation that ends in no terminal configuration reproduces no tree.
-    fast (kernels with FAST_OPASS, unlabeled, loss 0): the pass on records (fast_sentence,
-    emitted by emit_opass), the same results as the generic pass (fast=False).
+    fast (kernels with FAST_OPASS, unlabeled, loss 0): the pass on records (records_pass,
+    fast_sentence: emit_opass), the same results as this generic pass (fast=False).
     """
     cdef const int* offsets = int32_data(gold_offsets, "offsets", n_sent + 1)
     cdef Py_ssize_t words = offsets[n_sent] if n_sent > 0 else 0
@@ -369,28 +425,22 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
     cdef int* status = NULL if sentence_status is None else int32_data(sentence_status, "sentence status",
                                                                        n_sent, True)
     cdef const int* atab_data = NULL
-    cdef Py_ssize_t si, T = 0, T2
+    cdef Py_ssize_t si, T = 0
     cdef int n, off, maxn = 0, a, lab, best, best_lab, h, d, lc, steps, limit, headless, bad, k, ph, base, halted
     cdef long long stuck = 0, bad_sents = 0, bad_words = 0
     cdef bint labeled = n_labels > 0 and labels != NULL
-    cdef bint fast_s = 0, use_fast
     cdef St s, tmp
     cdef int* blk
     cdef char* smem
     cdef char* tmem
-    cdef void* rmem = NULL
     cdef int* row
     cdef int* lrow
     if ol < 0 or ol >= N_LOSSES:
         raise ValueError("bad loss index")
     for si in range(n_sent):
         maxn = max(maxn, offsets[si + 1] - offsets[si])
-    use_fast = FAST_OPASS and fast and not labeled and ol == 0
-    if use_fast:
-        rmem = malloc(fast_rec_size(maxn))
-        if rmem == NULL:
-            raise MemoryError(f"oracle pass: cannot allocate the token records for a sentence of {maxn} words "
-                              f"({fast_rec_size(maxn):,} bytes)")
+    if FAST_OPASS and fast and not labeled and ol == 0 and maxn < 32000:  # int16 counts
+        return records_pass(offsets, n_sent, heads, out_actions, cap, out_heads, starts, status, maxn)
     if not UNBOUNDED:
         nact = N_ACTIONS
     elif atab is None:
@@ -403,7 +453,7 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
     row = <int*>malloc(sizeof(int) * (nact + 1))
     lrow = <int*>malloc(sizeof(int) * (nact * (n_labels + 1) + 1))
     if blk == NULL or row == NULL or lrow == NULL or smem == NULL or (NEEDS_SCRATCH_STATE and tmem == NULL):
-        free(blk); free(row); free(lrow); free(smem); free(tmem); free(rmem)
+        free(blk); free(row); free(lrow); free(smem); free(tmem)
         raise MemoryError(f"oracle pass: cannot allocate the working configurations for a sentence of {maxn} words "
                           f"({st_size(maxn):,} bytes each)")
     with nogil:
@@ -412,8 +462,7 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
             n = offsets[si + 1] - off
             if starts != NULL:
                 starts[si] = T
-            fast_s = use_fast and n < 32000  # int16 counts
-            if not fast_s and gold_fill(n, &heads[off], &labels[off] if labeled else NULL, blk) < 0:
+            if gold_fill(n, &heads[off], &labels[off] if labeled else NULL, blk) < 0:
                 stuck += 1
                 bad_sents += 1
                 bad_words += n
@@ -424,10 +473,9 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
             if UNBOUNDED:
                 s.atab = atab_data
                 s.nact = nact
-            if not fast_s:  # fast_sentence lays out its own start, on records
-                st_start(&s, n)
-                gold_attach(&s, blk)
-            if NEEDS_SCRATCH_STATE and not fast_s:
+            st_start(&s, n)
+            gold_attach(&s, blk)
+            if NEEDS_SCRATCH_STATE:
                 st_place_in(&tmp, n, tmem)
                 st_start(&tmp, n)  # gold_attach reads the lists
                 gold_attach(&tmp, blk)
@@ -435,19 +483,9 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
             limit = 4 * (n + 2) * (n + 2) + 16
             # the loss of the state, for costs by scratch copy: computed once a sentence, as
             # every action the unlabeled pass takes costs 0 and so leaves it unchanged
-            base = 0 if labeled or fast_s or not NEEDS_SCRATCH_STATE else loss_of(&s, ol)
+            base = 0 if labeled or not NEEDS_SCRATCH_STATE else loss_of(&s, ol)
             halted = 0
-            if fast_s:  # on records (emit_opass): the start, gold heads and classes laid out there
-                T2 = fast_sentence(&s, rmem, n, &heads[off], blk, limit, out_actions, T, cap, &halted)
-                if T2 < 0:  # a gold head out of range, as gold_fill above
-                    stuck += 1
-                    bad_sents += 1
-                    bad_words += n
-                    if status != NULL:
-                        status[si] = 2
-                    continue
-                T = T2
-            elif not labeled:  # fused: costs in action order, the first zero applied at once
+            if not labeled:  # fused: costs in action order, the first zero applied at once
                 T = follow_oracle_nt(&s, &tmp, ol, base, limit, out_actions, T, cap, &halted)
             while labeled and not st_terminal(&s):
                 if steps >= limit:
@@ -483,26 +521,15 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
                 T += 1
                 steps += 1
             headless = 0
+            for d in range(1, n + 1):
+                headless += s.head[d] < 0
             bad = 0
-            if fast_s:  # the heads are in the records
-                for d in range(1, n + 1):
-                    headless += fast_head(rmem, d) < 0
-                for d in range(1, n + 1):
-                    ph = fast_head(rmem, d)
-                    ph = -1 if ph < 0 else (0 if ph == s.root else ph)
-                    if ph < 0 and (ATTACH_HEADLESS or (not HAS_ROOT and headless == 1)):
-                        ph = 0
-                    out_heads[off + d - 1] = ph
-                    bad += ph != heads[off + d - 1]
-            else:
-                for d in range(1, n + 1):
-                    headless += s.head[d] < 0
-                for d in range(1, n + 1):
-                    ph = out_head(&s, d)
-                    if ph < 0 and (ATTACH_HEADLESS or (not HAS_ROOT and headless == 1)):
-                        ph = 0
-                    out_heads[off + d - 1] = ph
-                    bad += ph != heads[off + d - 1]
+            for d in range(1, n + 1):
+                ph = out_head(&s, d)
+                if ph < 0 and (ATTACH_HEADLESS or (not HAS_ROOT and headless == 1)):
+                    ph = 0
+                out_heads[off + d - 1] = ph
+                bad += ph != heads[off + d - 1]
             bad_words += bad
             stuck += halted
             bad_sents += bad > 0 or halted != 0
@@ -512,7 +539,6 @@ def oracle_pass(object gold_heads, object gold_offsets, Py_ssize_t n_sent, objec
             starts[n_sent] = T
     free(smem)
     free(tmem)
-    free(rmem)
     free(blk)
     free(row)
     free(lrow)

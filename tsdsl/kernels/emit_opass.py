@@ -216,7 +216,7 @@ def _stub() -> list[str]:
         "cdef size_t fast_rec_size(int n) noexcept nogil:",
         "    return 0",
         "",
-        "cdef Py_ssize_t fast_sentence(St* stp, void* rmem, int n, const int* gh, int* blk, int limit,",
+        "cdef Py_ssize_t fast_sentence(St* stp, void* rmem, int n, const int* gh, int limit,",
         "                              int* log, Py_ssize_t T, Py_ssize_t cap, int* stuck) noexcept nogil:",
         "    return T",
         "",
@@ -250,7 +250,7 @@ def _loop(gen, steps: list[str], growth: dict, terminal: str) -> list[str]:
     e("cdef size_t fast_rec_size(int n) noexcept nogil:")
     e("    return (n + 3) * sizeof(FRec)")
     e("")
-    e("cdef Py_ssize_t fast_sentence(St* stp, void* rmem, int n, const int* gh, int* blk, int limit,")
+    e("cdef Py_ssize_t fast_sentence(St* stp, void* rmem, int n, const int* gh, int limit,")
     e("                              int* log, Py_ssize_t T, Py_ssize_t cap, int* stuck) noexcept nogil:")
     e('    """The unlabeled oracle pass over one sentence (placed and started in stp; gh its gold')
     e("    heads, CoNLL-U numbering), exactly as st_start, gold_fill, gold_attach and")
