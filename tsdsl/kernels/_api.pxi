@@ -342,8 +342,8 @@ cdef tuple records_pass(const int* offsets, Py_ssize_t n_sent, const int* heads,
     cdef Py_ssize_t si, T = 0, T2
     cdef int n, off, d, ph, headless, bad, halted, limit
     cdef long long stuck = 0, bad_sents = 0, bad_words = 0
-    cdef char* smem = <char*>malloc(st_size(maxn))
     cdef void* rmem = malloc(fast_rec_size(maxn))
+    cdef char* smem = <char*>malloc(st_size(maxn))
     if smem == NULL or rmem == NULL:
         free(smem); free(rmem)
         raise MemoryError(f"oracle pass: cannot allocate the configuration and token records for a sentence of "
