@@ -4,7 +4,7 @@
 state struct's parallel arrays and its list bounds through ``s``, and the C compiler keeps
 half of them on the stack.  For incremental kernels this module renders a second pass,
 ``fast_sentence``, private to ``oracle_pass``: one record per token (head, gold head
-``gpar``, class, list, int16 dependent counts), the list ends as pointers in locals, the
+``gpar``, class, int16 dependent counts), the list ends as pointers in locals, the
 end tokens the rules read cached in locals, and one step budget (steps left to the limit,
 log slots left, free slots at every growing list end) checked once per refill instead of
 three checks a step.  The struct and every other path are unchanged.
@@ -33,7 +33,7 @@ def fast_opass(gen) -> list[str]:
     try:
         _kind(gen)
         # twice: the first rendering finds which list ends grow, which the second needs
-        view = RecordView(len(gen.sys.lists))
+        view = RecordView()
         _render(gen, view)
         view.growth_front_possible = view.growth.get((0, "L"), 0) > 0
         steps, growth, terminal = _render(gen, view)
@@ -241,7 +241,7 @@ def _loop(gen, steps: list[str], growth: dict, terminal: str) -> list[str]:
     e("    short cnt[NCNT]")
     size = 10 + 2 * ncnt  # with the byte of padding after cls
     target = 1 << (size - 1).bit_length() if size <= 64 else (size + 3) // 4 * 4
-    if target > size:  # a power of two: a record never straddles two cache lines
+    if target > size:  # a power of two (records aligned to 64 bytes measured slower: see R below)
         e(f"    char pad[{target - size}]")
     e("")
     e("cdef inline int fast_head(void* rmem, int t) noexcept nogil:")
@@ -252,8 +252,8 @@ def _loop(gen, steps: list[str], growth: dict, terminal: str) -> list[str]:
     e("")
     e("cdef Py_ssize_t fast_sentence(St* stp, void* rmem, int n, const int* gh, int limit,")
     e("                              int* log, Py_ssize_t T, Py_ssize_t cap, int* stuck) noexcept nogil:")
-    e('    """The unlabeled oracle pass over one sentence (placed and started in stp; gh its gold')
-    e("    heads, CoNLL-U numbering), exactly as st_start, gold_fill, gold_attach and")
+    e('    """The unlabeled oracle pass over one sentence (placed in stp, whose start it lays out; gh')
+    e("    its gold heads, CoNLL-U numbering), exactly as st_start, gold_fill, gold_attach and")
     e("    follow_oracle_nt, on records: returns the new T (-1: a gold head out of range, as")
     e("    gold_fill), stuck[0] as there; the final heads are read with fast_head.\"\"\"")
     e("    cdef int ntok = n + 2, t, g, h")

@@ -7,7 +7,7 @@ of the IR can target two layouts:
 - :class:`StructView` (every kernel path): the state struct ``St* s``, its parallel
   per-token arrays and its lists as slices of ``s.buf`` between ``s.lo[k]`` and ``s.hi[k]``.
 - :class:`RecordView` (the unlabeled oracle pass only, see :mod:`.emit_opass`): one record
-  per token ``R[t]`` (head, gold head ``gpar``, class, list, dependent counts), list ends as
+  per token ``R[t]`` (head, gold head ``gpar``, class, dependent counts), list ends as
   pointers in locals (``lo0``, ``hi0``), and the end tokens the rules read (``top0``: the
   last of list 0, ``front1``: the first of list 1) cached in locals, reloaded by the
   statements that move that end.  What it cannot express (reads inside a list, positions,
@@ -103,8 +103,7 @@ class RecordView(StructView):
 
     records = True
 
-    def __init__(self, n_lists: int):
-        self.n_lists = n_lists
+    def __init__(self):
         self.growth: dict[tuple[int, str], int] = {}
         self.hoisted: frozenset = frozenset()
 
