@@ -75,8 +75,13 @@ def engine_of(kernels, name: str, seed: int, density: float, compact: bool) -> E
     kernel, features, outputs = kernels[name]
     stored = random_stored_weights(seed, len(outputs), density, 0.1, hash_bits=HASH_BITS)
     if compact:
-        return Engine(kernel, features, outputs, HASH_BITS, table=wt.parse_table(stored, HASH_BITS))
-    return Engine(kernel, features, outputs, HASH_BITS, weights=wt.dense(stored, HASH_BITS))
+        engine = Engine(kernel, features, outputs, HASH_BITS, table=wt.parse_table(stored, HASH_BITS))
+    else:
+        engine = Engine(kernel, features, outputs, HASH_BITS, weights=wt.dense(stored, HASH_BITS))
+    # the steps every choice of which reaches one configuration are scored here too, so that the
+    # few outputs' shortcut is tested on them (their own shortcut: tests/test_forced_chains.py)
+    engine.learner.forced_chains = False
+    return engine
 
 
 def toy_batch(engine: Engine, path: Path = TOY_DEV):

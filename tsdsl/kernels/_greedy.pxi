@@ -2,7 +2,10 @@
 # ---- greedy parsing of a bounded action set ------------------------------------------
 # Generic (included at the end of _learn.pxi: it drives a Learner).  One state per sentence;
 # each step scores the legal outputs (few of them one by one, see _few.pxi; with scoring
-# groups the kept sums of _groups.pxi), takes the first best and applies it.
+# groups the kept sums of _groups.pxi), takes the first best and applies it.  A step whose
+# every outcome is the same configuration is taken without scores (_chains.pxi).
+
+include "_chains.pxi"
 
 def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_, object out_labels_,
                  object nm_log, Py_ssize_t nm_cap):
@@ -46,12 +49,18 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
     cdef bint check = self.group_check
     cdef long long mismatches = 0
     cdef long long n_few = 0
+    cdef Chains ch
+    cdef bint chains = self.forced_chains and nm_cap == 0 and not HAS_UNLABELED and not MULTI
     if UNBOUNDED:
         raise ValueError("parsing needs a bounded action set")
     for si in range(n_sent):
         maxn = max(maxn, offsets[si + 1] - offsets[si])
     self.reserve(maxn)
     if grouped and gc_open(&gc, m, self.grp_anchor, self.grp_depth, self.grp_linear, maxn) < 0:
+        raise MemoryError()
+    if chains and chains_open(&ch, maxn, C) < 0:
+        if grouped:
+            gc_free(&gc)
         raise MemoryError()
     smem = <char*>malloc(st_size(maxn))
     feats = <int*>malloc(sizeof(int) * (nf + 1))
@@ -73,6 +82,8 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
         free(note_lab); free(note_step); free(note_sc); free(unit_dep)
         if grouped:
             gc_free(&gc)
+        if chains:
+            chains_free(&ch)
         raise MemoryError()
     for c in range(C):
         pos[c] = -1
@@ -94,15 +105,22 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
             limit = step_limit(n)
             if grouped:
                 gc_sentence(&gc)
+            if chains:
+                chains_sentence(&ch, n)
 
             while not st_terminal(&s):
                 n_legal = legal_outputs(&lm, &s, m, ubuf, &unit, &legal) if steps < limit else 0
                 if n_legal == 0:
                     n_stuck += 1
                     break
+                p = -1
+                if chains and n_legal == 2 and steps + n + 3 < limit:
+                    p = forced_output(&ch, &lm, &s, m, unit, legal, n + 2)
                 if few and n_legal == 1:
                     p = legal[0]  # nothing to choose: no scores needed
                     n_few += 1
+                elif p >= 0:
+                    pass  # every choice from here reaches the same configuration: no scores
                 elif few and n_legal <= FEW_OUTPUTS:
                     # few legal outputs (Covington's NO-ARC and SHIFT, say): their scores
                     # alone, the same sums bit for bit, from a few weights of each row
@@ -156,6 +174,8 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
                 if grouped:
                     gc_before(&gc, &s)
                 apply_legal(&s, unit[p], m.cls[p * CLS_W])
+                if chains:
+                    chains_step(&ch, p)
                 if grouped:
                     gc_after(&gc, &s)
                 if nm_cap > 0:
@@ -181,6 +201,10 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
     if grouped:
         self.cache_hits, self.cache_misses = gc.hits, gc.misses
         gc_free(&gc)
+    self.chain_steps = ch.wins if chains else 0
+    self.chain_tries = ch.tries if chains else 0
+    if chains:
+        chains_free(&ch)
     self.group_mismatches = mismatches  # (without groups, the few-outputs steps' self-check)
     self.few_steps = n_few
     if stop:

@@ -87,6 +87,9 @@ cdef class Learner:
     cdef public bint legal_memo             # greedy parsing memoizes legal outputs per pattern (legal_outputs)
     cdef public bint few_outputs            # greedy parsing scores only the legal outputs when few are (score_few)
     cdef public long long few_steps         # steps the last greedy parse scored that way (or not at all: one legal)
+    cdef public bint forced_chains          # greedy parsing takes a step whose every outcome is the same without scores
+    cdef public long long chain_steps       # steps the last greedy parse took that way (_chains.pxi)
+    cdef public long long chain_tries       # the checks it ran for them
     cdef public bint unit_best              # capacity inf: each instance's best output kept with its scores
     cdef const int* grp_anchor
     cdef int grp_depth
@@ -127,6 +130,9 @@ cdef class Learner:
         self.legal_memo = True
         self.few_outputs = True
         self.few_steps = 0
+        self.forced_chains = True
+        self.chain_steps = 0
+        self.chain_tries = 0
         self.unit_best = True
         self.grp_anchor = NULL
         self.grp_depth = 0
