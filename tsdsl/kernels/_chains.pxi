@@ -30,12 +30,18 @@ cdef bint st_same(const St* a, const St* b) noexcept nogil:
     return True
 
 
+cdef enum:
+    CHAIN_PROBES = 64   # failed checks of an output's runs, none won, before it is no longer tried
+
+
 cdef struct Chains:
     char* mem           # three scratch configurations
     St run              # s after x, x, ...
     St alt              # y of one of them
     St goal             # y(s)
     int* ubuf           # legal_outputs's scratch (2 C + 1 ints), apart from the step's own
+    int* xtries         # per output x: the checks of its runs in this parse, and those that won
+    int* xwins          #   (x's whose runs never win are no longer tried: see forced_output)
     int wx[2]           # outputs x whose runs failed ahead, and in how many applications of x:
     int wait[2]         #   until then, a step with x legal does not try x first again
     long long tries     # checks run, and those that found the step forced
@@ -47,22 +53,23 @@ cdef int chains_open(Chains* ch, int maxn, int C) noexcept nogil:
     cdef size_t z = st_size(maxn)
     ch.mem = <char*>malloc(3 * z)
     ch.ubuf = <int*>malloc(sizeof(int) * (2 * C + 1))
+    ch.xtries = <int*>calloc(C, sizeof(int))
+    ch.xwins = <int*>calloc(C, sizeof(int))
     ch.wait[0] = 0
     ch.wait[1] = 0
     ch.wx[0] = -1
     ch.wx[1] = -1
     ch.tries = 0
     ch.wins = 0
-    if ch.mem == NULL or ch.ubuf == NULL:
-        free(ch.mem); free(ch.ubuf)
-        ch.mem = NULL; ch.ubuf = NULL
+    if ch.mem == NULL or ch.ubuf == NULL or ch.xtries == NULL or ch.xwins == NULL:
+        chains_free(ch)
         return -1
     return 0
 
 
 cdef void chains_free(Chains* ch) noexcept nogil:
-    free(ch.mem); free(ch.ubuf)
-    ch.mem = NULL; ch.ubuf = NULL
+    free(ch.mem); free(ch.ubuf); free(ch.xtries); free(ch.xwins)
+    ch.mem = NULL; ch.ubuf = NULL; ch.xtries = NULL; ch.xwins = NULL
 
 
 cdef void chains_sentence(Chains* ch, int n) noexcept nogil:
@@ -119,17 +126,24 @@ cdef int forced_output(Chains* ch, LegalMemo* lm, const St* s, const Model* m, c
     """The output to apply without scores at a step with two legal outputs, when the step is
     forced in the sense above (with x either of the two), else -1.  When the run of x fails
     k applications ahead, the runs from the next k - 1 configurations that x makes fail
-    at the same place (the same run, and the same y(s) until there): they are not tried."""
+    at the same place (the same run, and the same y(s) until there): they are not tried.
+    Nor is an x whose runs failed CHAIN_PROBES times in this parse and never won (SHIFT's
+    in Covington's parser: a new focus word makes arcs legal); that saves time, never a
+    parse, since a step not tried is scored."""
     cdef int o, k, x, j
     for o in range(2):
         x = legal[o]
         j = 0 if ch.wx[0] == x else (1 if ch.wx[1] == x else -1)
         if j >= 0 and ch.wait[j] > 0:
             continue
+        if ch.xwins[x] == 0 and ch.xtries[x] >= CHAIN_PROBES:
+            continue
         ch.tries += 1
+        ch.xtries[x] += 1
         k = chain_end(ch, lm, s, m, unit, x, legal[1 - o], budget)
         if k == 0:
             ch.wins += 1
+            ch.xwins[x] += 1
             return legal[1 - o]
         if j < 0:
             j = 0 if ch.wait[0] <= 0 else 1

@@ -75,7 +75,7 @@ model noted for the word (see the kernel's ``parse_greedy``), so this is the las
 class ParseStats:
     sentences: int = 0
     words: int = 0
-    transitions: int = 0
+    transitions: int = 0           # applied (greedy parsing skips runs every choice of which ends alike)
     stuck: int = 0                 # sentences whose search stopped before a terminal configuration
     repaired_words: int = 0        # words re-attached by the tree fallback
     repaired_sentences: int = 0
