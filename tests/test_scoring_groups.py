@@ -7,11 +7,12 @@ bit for bit: with ``Learner.group_check`` set, greedy parsing recomputes every s
 scores and counts the steps that differ.  These tests check that count is 0 for monotonic
 and non-monotonic Covington and for a feature file with deep and sentence-neighbour steps,
 on the toy treebank and on random sentences (Hypothesis); and that it is not 0 when the
-reach is cut short, so the check can fail.
+reverse walks are cut short or one of them is left out, so the check can fail.
 """
 
 from __future__ import annotations
 
+from itertools import product
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ from tsdsl.learn.data import columns_of, make_batch
 from tsdsl.learn.engine import Engine
 from tsdsl.learn.features import default_features, load_features
 from tsdsl.learn.outputs import build_outputs, unit_names
-from tsdsl.learn.scoring import MIN_GROUP, scoring_groups
+from tsdsl.learn.scoring import MIN_GROUP, WALK_CHILDREN, WALK_HEAD, WALK_NEXT, WALK_PREV, scoring_groups
 from tsdsl.treebank.conllu import read_conllu
 
 from strategies import columns_of_tagged, tagged_sentences
@@ -141,21 +142,51 @@ def test_kept_sums_are_the_scores_from_scratch(engines, name):
     assert hits > 0 and misses > 0
 
 
-@pytest.mark.parametrize("name, cut", [("covington", "depth"), ("covington-nm", "depth"),
-                                       ("covington-deep", "neighbours")])
-def test_the_check_fails_when_the_reach_is_cut(engines, name, cut):
-    """With one step less of reach, or without the sentence neighbours, some kept sums go
-    stale: the self-check sees it, so the zero above means something."""
+@pytest.mark.parametrize("name, cut", [("covington", "shorter"), ("covington-nm", "shorter"),
+                                       ("covington-deep", "shorter"), ("covington-deep", "neighbours")])
+def test_the_check_fails_when_the_walks_are_cut(engines, name, cut):
+    """With every reverse walk one step shorter, or without the steps to sentence
+    neighbours, some kept sums go stale: the self-check sees it, so the zero above means
+    something."""
     engine = engines[name]
-    g = engine.groups
-    assert g.linear or cut == "depth"
-    depth, linear = (g.depth - 1, g.linear) if cut == "depth" else (g.depth, False)
-    engine.bind_groups(depth=depth, linear=linear)
+    walks = engine.groups.walks
+    if cut == "shorter":
+        walks = tuple({w[:-1] for w in walks})
+    else:
+        assert any(WALK_PREV in w or WALK_NEXT in w for w in walks)
+        walks = tuple(w for w in walks if WALK_PREV not in w and WALK_NEXT not in w)
+    engine.bind_groups(walks=walks)
     try:
         mismatches, _, _ = checked_parse(engine, toy_batch(engine, TOY_TRAIN))
     finally:
         engine.bind_groups()
     assert mismatches > 0
+
+
+@pytest.mark.parametrize("name", ["covington", "covington-nm"])
+def test_every_walk_of_covington_is_needed(engines, name):
+    """Fernández-González & Gómez-Rodríguez's templates need all four walks (the dependent,
+    its heads, its children, its grandchildren): without any one of them a kept sum goes
+    stale.  Every token within two arcs of the dependent and of its heads (the rule before
+    the walks) loses more kept sums, none of which was stale."""
+    engine = engines[name]
+    walks = engine.groups.walks
+    assert set(walks) == {(), (WALK_HEAD,), (WALK_CHILDREN,), (WALK_CHILDREN, WALK_CHILDREN)}
+    _, _, misses = checked_parse(engine, toy_batch(engine, TOY_TRAIN))
+    within_two = {w for k in range(3) for w in product((WALK_HEAD, WALK_CHILDREN), repeat=k)}
+    engine.bind_groups(walks=tuple(within_two | {(WALK_HEAD,) + w for w in within_two}))
+    try:
+        stale, _, more = checked_parse(engine, toy_batch(engine, TOY_TRAIN))
+    finally:
+        engine.bind_groups()
+    assert stale == 0 and more > misses
+    for dropped in walks:
+        engine.bind_groups(walks=tuple(w for w in walks if w != dropped))
+        try:
+            mismatches, _, _ = checked_parse(engine, toy_batch(engine, TOY_TRAIN))
+        finally:
+            engine.bind_groups()
+        assert mismatches > 0, dropped
 
 
 def test_kept_sums_parse_as_recomputed_sums(engines):

@@ -1,34 +1,47 @@
 
 # ---- scoring groups: sums greedy parsing keeps per anchor token ------------------------
 # Generic (included by _learn.pxi after _model.pxi).  A scoring group is a set of templates
-# whose addresses all start at one list position, its *anchor* (s0, b0, λ1[1] ...), with at
-# most `depth` steps (tsdsl.learn.features.FeatureSet.scoring_groups).  Given the anchor's
-# token t, such a template reads only the arcs at the tokens of its path from t (a head,
-# a child, a sentence neighbour: one step each) and the static columns of those tokens.
-# So the group's sum (score in _model.pxi fixes it as its own sum, from zero) is a function
-# of t and of the arcs at tokens within `depth` steps of t, and greedy parsing keeps it per
-# (group, token): each token has a version, and when a step adds, removes or relabels the
-# arc of a dependent d, every token within `depth` steps of d, its old head or its new head
-# (over the arcs before and after the step, and sentence neighbours when a group steps to
-# them) gets a new version.  A kept sum is used while its token's version is the one it was
-# made at.  Covington's parser moves its focus word back over the same words for every
-# buffer word: the sums of the focus word's own templates are then made once per word and
-# version, not once per step.  The scores are those of score() bit for bit (with
-# Learner.group_check set, parse_greedy checks that at every step).
+# whose addresses all start at one list position, its *anchor* (s0, b0, λ1[1] ...)
+# (tsdsl.learn.features.FeatureSet.scoring_groups).  Given the anchor's token t, such a
+# template reads only the static columns of the tokens its paths from t reach and the arcs
+# at them: the arc of a token (a head step, a label) or its children (a child step, a
+# valency, a label set).  So the group's sum (score in _model.pxi fixes it as its own sum,
+# from zero) is a function of t and of those arcs, and greedy parsing keeps it per
+# (group, token): each token has a version, and after a step that changed the arc of a
+# dependent d (added, removed, moved or relabelled), every token the reverse walks reach
+# from d gets a new version (tsdsl.learn.scoring.reverse_walks: each read walked back to its
+# anchor, over the arcs before and after the step).  A kept sum is used while its token's
+# version is the one it was made at.  Covington's parser moves its focus word back over the
+# same words for every buffer word: the sums of the focus word's own templates are then
+# made once per word and version, not once per step.  The scores are those of score() bit
+# for bit (with Learner.group_check set, parse_greedy checks that at every step).
 
 from libc.string cimport memcmp
+
+cdef enum:
+    WALK_HEAD = 1       # the steps of a reverse walk (tsdsl.learn.scoring): the heads before and after,
+    WALK_CHILDREN = 2   #   the children before and after, the sentence neighbours
+    WALK_PREV = 3
+    WALK_NEXT = 4
+
 
 cdef struct GroupCache:
     const int* anchor   # per group g >= 1: (list, position) at 2 * (g - 1)
     int ngrp
-    int depth           # the most steps an address of a group takes
-    int linear          # a group steps to sentence neighbours (prev/next)
+    const int* walks    # the reverse walks: per walk its length, then its steps
+    int nwalks
     int C
     int slots           # per group: one per token, then the slot of "no token"
     int* stamp          # [ngrp * slots]: the version its sum was made at, -1: none
     float* part         # [ngrp * slots * C]: the sums
     int* ver            # [slots]: per token
-    int* mark           # scratch [slots]
+    int* mark           # scratch [slots]: stamps of the walks' sets
+    int* front          # scratch [slots] each: a walk's set of tokens, and the next one
+    int* front2
+    int* changed        # scratch [slots]: the dependents whose arc the step changed
+    int* bump           # scratch [slots]: the stamp of the tokens to get a new version
+    int wstamp
+    int bstamp
     int* old_head       # [slots]: the heads and labels before the step
     int* old_lab
     long long hits
@@ -37,15 +50,18 @@ cdef struct GroupCache:
 
 cdef void gc_free(GroupCache* gc) noexcept nogil:
     free(gc.stamp); free(gc.part); free(gc.ver); free(gc.mark); free(gc.old_head); free(gc.old_lab)
+    free(gc.front); free(gc.front2); free(gc.changed); free(gc.bump)
     gc.stamp = NULL; gc.part = NULL; gc.ver = NULL; gc.mark = NULL; gc.old_head = NULL; gc.old_lab = NULL
+    gc.front = NULL; gc.front2 = NULL; gc.changed = NULL; gc.bump = NULL
 
 
-cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, int depth, int linear, int maxn) noexcept nogil:
+cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, const int* walks, int nwalks,
+                 int maxn) noexcept nogil:
     """Allocate the cache for sentences of up to maxn words; -1 when out of memory."""
     gc.anchor = anchor
     gc.ngrp = m.ngrp
-    gc.depth = depth
-    gc.linear = linear
+    gc.walks = walks
+    gc.nwalks = nwalks
     gc.C = m.C
     gc.slots = maxn + 3
     gc.hits = 0
@@ -56,7 +72,12 @@ cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, int depth, i
     gc.mark = <int*>malloc(sizeof(int) * gc.slots)
     gc.old_head = <int*>malloc(sizeof(int) * gc.slots)
     gc.old_lab = <int*>malloc(sizeof(int) * gc.slots)
-    if not (gc.stamp and gc.part and gc.ver and gc.mark and gc.old_head and gc.old_lab):
+    gc.front = <int*>malloc(sizeof(int) * gc.slots)
+    gc.front2 = <int*>malloc(sizeof(int) * gc.slots)
+    gc.changed = <int*>malloc(sizeof(int) * gc.slots)
+    gc.bump = <int*>malloc(sizeof(int) * gc.slots)
+    if not (gc.stamp and gc.part and gc.ver and gc.mark and gc.old_head and gc.old_lab and gc.front
+            and gc.front2 and gc.changed and gc.bump):
         gc_free(gc)
         return -1
     return 0
@@ -66,6 +87,10 @@ cdef inline void gc_sentence(GroupCache* gc) noexcept nogil:
     """A new sentence: no sums kept, every version 0."""
     memset(gc.stamp, 0xFF, sizeof(int) * gc.ngrp * gc.slots)
     memset(gc.ver, 0, sizeof(int) * gc.slots)
+    memset(gc.mark, 0, sizeof(int) * gc.slots)
+    memset(gc.bump, 0, sizeof(int) * gc.slots)
+    gc.wstamp = 0
+    gc.bstamp = 0
 
 
 cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, float* out) noexcept nogil:
@@ -103,42 +128,75 @@ cdef inline void gc_before(GroupCache* gc, const St* s) noexcept nogil:
     memcpy(gc.old_lab, s.lab, sizeof(int) * s.ntok)
 
 
-cdef inline void gc_mark(GroupCache* gc, int t, int ntok, int level) noexcept nogil:
-    if 0 <= t < ntok and gc.mark[t] == 0:
-        gc.mark[t] = level
+cdef int gc_walk_step(GroupCache* gc, const St* s, int code, const int* cur, int n, int* out) noexcept nogil:
+    """The tokens one step of a reverse walk reaches from the n tokens cur, into out (each
+    once); returns how many.  Heads and children over the arcs before and after the step."""
+    cdef int i, u, h, k = 0, nt = s.ntok, st
+    gc.wstamp += 1
+    st = gc.wstamp
+    if code == WALK_CHILDREN:
+        for i in range(n):
+            gc.mark[cur[i]] = st
+        for u in range(nt):
+            h = s.head[u]
+            if 0 <= h < nt and gc.mark[h] == st:
+                out[k] = u
+                k += 1
+                continue
+            h = gc.old_head[u]
+            if 0 <= h < nt and gc.mark[h] == st:
+                out[k] = u
+                k += 1
+        return k
+    for i in range(n):
+        u = cur[i]
+        if code == WALK_HEAD:
+            h = s.head[u]
+            if 0 <= h < nt and gc.mark[h] != st:
+                gc.mark[h] = st
+                out[k] = h
+                k += 1
+            h = gc.old_head[u]
+        else:
+            h = u - 1 if code == WALK_PREV else u + 1
+        if 0 <= h < nt and gc.mark[h] != st:
+            gc.mark[h] = st
+            out[k] = h
+            k += 1
+    return k
 
 
 cdef void gc_after(GroupCache* gc, const St* s) noexcept nogil:
-    """After a step: a new version for every token within gc.depth steps of an arc the step
-    changed (its dependent, old head and new head), over the arcs before and after."""
-    cdef int t, u, lvl, h, nt = s.ntok
-    cdef bint changed = False
+    """After a step: a new version for every token the reverse walks reach from a dependent
+    whose arc the step changed (see the top of this file)."""
+    cdef int t, i, w, n, L, nd = 0, nt = s.ntok
+    cdef const int* walk = gc.walks
+    cdef int* cur
+    cdef int* nxt
+    cdef int* tmp
     for t in range(nt):
         if s.head[t] != gc.old_head[t] or s.lab[t] != gc.old_lab[t]:
-            if not changed:
-                memset(gc.mark, 0, sizeof(int) * nt)
-                changed = True
-            gc.mark[t] = 1
-            gc_mark(gc, gc.old_head[t], nt, 1)
-            gc_mark(gc, s.head[t], nt, 1)
-    if not changed:
+            gc.changed[nd] = t
+            nd += 1
+    if nd == 0:
         return
-    for lvl in range(1, gc.depth + 1):
-        for u in range(nt):
-            if gc.mark[u] == lvl:
-                gc_mark(gc, gc.old_head[u], nt, lvl + 1)
-                gc_mark(gc, s.head[u], nt, lvl + 1)
-                if gc.linear:
-                    gc_mark(gc, u - 1, nt, lvl + 1)
-                    gc_mark(gc, u + 1, nt, lvl + 1)
-            elif gc.mark[u] == 0:
-                h = s.head[u]
-                if 0 <= h < nt and gc.mark[h] == lvl:
-                    gc.mark[u] = lvl + 1
-                    continue
-                h = gc.old_head[u]
-                if 0 <= h < nt and gc.mark[h] == lvl:
-                    gc.mark[u] = lvl + 1
+    gc.bstamp += 1
+    for w in range(gc.nwalks):
+        L = walk[0]
+        cur = gc.front
+        nxt = gc.front2
+        memcpy(cur, gc.changed, sizeof(int) * nd)
+        n = nd
+        for i in range(L):
+            if n == 0:
+                break
+            n = gc_walk_step(gc, s, walk[1 + i], cur, n, nxt)
+            tmp = cur
+            cur = nxt
+            nxt = tmp
+        for i in range(n):
+            gc.bump[cur[i]] = gc.bstamp
+        walk += 1 + L
     for t in range(nt):
-        if gc.mark[t]:
+        if gc.bump[t] == gc.bstamp:
             gc.ver[t] += 1

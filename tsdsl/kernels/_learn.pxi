@@ -92,8 +92,8 @@ cdef class Learner:
     cdef public long long chain_tries       # the checks it ran for them
     cdef public bint unit_best              # capacity inf: each instance's best output kept with its scores
     cdef const int* grp_anchor
-    cdef int grp_depth
-    cdef int grp_linear
+    cdef const int* grp_walks
+    cdef int grp_nwalks
 
     def __init__(self, object addresses, int n_addr, object atoms, int n_atom, object templates, int n_tpl,
                  object open_r, object cls, int C, object W, object live, unsigned int mask):
@@ -135,8 +135,8 @@ cdef class Learner:
         self.chain_tries = 0
         self.unit_best = True
         self.grp_anchor = NULL
-        self.grp_depth = 0
-        self.grp_linear = 0
+        self.grp_walks = NULL
+        self.grp_nwalks = 0
         self.m.sums.key = NULL
         self.m.sums.val = NULL
         self.m.sums.cap = 0
@@ -271,19 +271,32 @@ cdef class Learner:
         """The label id set_root_label keeps for arcs from the root (-1: none)."""
         return self.m.root_lab
 
-    def set_groups(self, object order, object starts, int ngrp, object anchors, int depth, int linear):
+    def set_groups(self, object order, object starts, int ngrp, object anchors, object walks, int nwalks):
         """Score in groups (see score() and _groups.pxi): order, int32, every template number
         once, group by group; starts, int32 ngrp + 2, where each group begins in order (group
         0, summed directly, then groups 1..ngrp) and the end; anchors, int32 2 * ngrp, the
-        (list, position) each group's addresses start at; depth, the most steps one of them
-        takes; linear, whether one steps to a sentence neighbour."""
-        cdef int nt = self.fx.n_tpl, k, g
+        (list, position) each group's addresses start at; walks, int32, nwalks reverse walks
+        (tsdsl.learn.scoring.reverse_walks), each its length, then its steps."""
+        cdef int nt = self.fx.n_tpl, k, g, w, nw
         cdef const int* od = int32_data(order, "group order", nt)
         cdef const int* st = int32_data(starts, "group starts", ngrp + 2)
         cdef const int* an = int32_data(anchors, "group anchors", 2 * ngrp)
+        cdef Py_ssize_t n_int = len(walks)
+        cdef const int* wk = int32_data(walks, "group walks", n_int) if n_int else NULL
         cdef float* buf
-        if ngrp < 0 or st[0] != 0 or st[ngrp + 1] != nt or depth < 0:
+        if ngrp < 0 or st[0] != 0 or st[ngrp + 1] != nt or nwalks < 0:
             raise ValueError("bad scoring groups")
+        k = 0
+        for w in range(nwalks):
+            if k >= n_int or not 0 <= wk[k] < n_int - k:
+                raise ValueError("bad scoring group walks")
+            nw = wk[k]
+            for g in range(1, nw + 1):
+                if not WALK_HEAD <= wk[k + g] <= WALK_NEXT:
+                    raise ValueError("bad scoring group walk step")
+            k += 1 + nw
+        if k != n_int:
+            raise ValueError("bad scoring group walks")
         for g in range(ngrp + 1):
             if st[g + 1] < st[g] or (g > 0 and st[g + 1] == st[g]):
                 raise ValueError("bad scoring groups")
@@ -304,9 +317,9 @@ cdef class Learner:
         self.m.gstart = st
         self.m.ngrp = ngrp
         self.grp_anchor = an
-        self.grp_depth = depth
-        self.grp_linear = linear
-        self.grp_keep = (order, starts, anchors)
+        self.grp_walks = wk
+        self.grp_nwalks = nwalks
+        self.grp_keep = (order, starts, anchors, walks)
 
     cdef int need_dense(self) except -1:
         if self.m.W == NULL:

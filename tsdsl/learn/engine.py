@@ -77,12 +77,13 @@ class Engine:
             self.cached = bool(cache and instance_cache_exact(kernel.system, features))
             self.learner.set_instances(self._bases, len(self._bases) // 3, int(self.cached))
 
-    def bind_groups(self, *, depth: Optional[int] = None, linear: Optional[bool] = None) -> None:
-        """Give the kernel the scoring groups (:mod:`~tsdsl.learn.scoring`); ``depth`` and
-        ``linear`` replace their reach (the tests cut it short to see the self-check fail)."""
+    def bind_groups(self, *, walks: Optional[tuple[tuple[int, ...], ...]] = None) -> None:
+        """Give the kernel the scoring groups (:mod:`~tsdsl.learn.scoring`); ``walks`` replace
+        their reverse walks (the tests cut them short to see the self-check fail)."""
         g = self.groups
+        walks = g.walks if walks is None else walks
         self.learner.set_groups(g.order, g.starts, g.count, np.ascontiguousarray(g.anchors.reshape(-1)),
-                                g.depth if depth is None else depth, int(g.linear if linear is None else linear))
+                                g.walk_table(walks), len(walks))
 
     def averaged(self) -> SparseWeights:
         """The averaged-perceptron weights (training), sparse: every weight ever updated,
