@@ -87,8 +87,9 @@ cdef void gc_score_few(GroupCache* gc, const St* s, Feats* fx, const Model* m, i
     cdef int g, t, slot, n, j
     cdef size_t q
     cdef float* kept
-    if fx.need_kids:
+    if fx.need_kids and not gc.kids_fresh:  # see gc_score
         kids_compute(s, fx.kids, fx.sets)
+        gc.kids_fresh = 1
     extract_atoms(s, fx)
     hash_templates(fx, m, m.gord, m.gstart[1], feats)
     for j in range(k):

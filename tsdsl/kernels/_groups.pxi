@@ -42,6 +42,7 @@ cdef struct GroupCache:
     int* bump           # scratch [slots]: the stamp of the tokens to get a new version
     int wstamp
     int bstamp
+    int kids_fresh      # fx.kids and fx.sets are those of the arcs now (no arc changed since made)
     int* old_head       # [slots]: the heads and labels before the step
     int* old_lab
     long long hits
@@ -91,6 +92,7 @@ cdef inline void gc_sentence(GroupCache* gc) noexcept nogil:
     memset(gc.bump, 0, sizeof(int) * gc.slots)
     gc.wstamp = 0
     gc.bstamp = 0
+    gc.kids_fresh = 0
 
 
 cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, float* out) noexcept nogil:
@@ -99,8 +101,9 @@ cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* 
     cdef int g, t, slot, n
     cdef size_t k
     cdef float* part
-    if fx.need_kids:
+    if fx.need_kids and not gc.kids_fresh:  # a step that built, moved or removed no arc keeps them
         kids_compute(s, fx.kids, fx.sets)
+        gc.kids_fresh = 1
     extract_atoms(s, fx)
     hash_templates(fx, m, m.gord, m.gstart[1], feats)
     memset(out, 0, sizeof(float) * m.C)
@@ -180,6 +183,7 @@ cdef void gc_after(GroupCache* gc, const St* s) noexcept nogil:
             nd += 1
     if nd == 0:
         return
+    gc.kids_fresh = 0
     gc.bstamp += 1
     for w in range(gc.nwalks):
         L = walk[0]
