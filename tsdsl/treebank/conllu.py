@@ -234,13 +234,13 @@ class Sentence:
         lines = list(self.lines)
         words = self.words
         join = "\t".join
-        head_col, deprel_col = HEAD_COL, DEPREL_COL
         for k, hs, ls in zip(self.word_index, head_texts, label_texts):
             # a word line is its 10 fields joined by tabs, then its terminator (and the file's
-            # BOM before the first line): splitting off the first 8 fields keeps the rest as is
-            parts = lines[k].split("\t", 8)
-            parts[head_col] = hs
-            parts[deprel_col] = ls
+            # BOM before the first line): split from the right, the first six fields stay one
+            # string, then HEAD, DEPREL, DEPS and MISC with the terminator
+            parts = lines[k].rsplit("\t", 4)
+            parts[1] = hs
+            parts[2] = ls
             lines[k] = join(parts)
         out = object.__new__(Sentence)
         object.__setattr__(out, "__dict__", {"lines": tuple(lines), "word_index": self.word_index, "file": self.file,
