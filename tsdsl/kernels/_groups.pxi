@@ -35,6 +35,7 @@ cdef struct GroupCache:
     int* stamp          # [ngrp * slots]: the version its sum was made at, -1: none
     float* part         # [ngrp * slots * C]: the sums
     int* ver            # [slots]: per token
+    long long* gk       # scratch [ngrp]: gc_score's slot of each group (-1 - slot: not kept)
     int* mark           # scratch [slots]: stamps of the walks' sets
     int* front          # scratch [slots] each: a walk's set of tokens, and the next one
     int* front2
@@ -51,7 +52,8 @@ cdef struct GroupCache:
 
 cdef void gc_free(GroupCache* gc) noexcept nogil:
     free(gc.stamp); free(gc.part); free(gc.ver); free(gc.mark); free(gc.old_head); free(gc.old_lab)
-    free(gc.front); free(gc.front2); free(gc.changed); free(gc.bump)
+    free(gc.front); free(gc.front2); free(gc.changed); free(gc.bump); free(gc.gk)
+    gc.gk = NULL
     gc.stamp = NULL; gc.part = NULL; gc.ver = NULL; gc.mark = NULL; gc.old_head = NULL; gc.old_lab = NULL
     gc.front = NULL; gc.front2 = NULL; gc.changed = NULL; gc.bump = NULL
 
@@ -77,8 +79,9 @@ cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, const int* w
     gc.front2 = <int*>malloc(sizeof(int) * gc.slots)
     gc.changed = <int*>malloc(sizeof(int) * gc.slots)
     gc.bump = <int*>malloc(sizeof(int) * gc.slots)
+    gc.gk = <long long*>malloc(sizeof(long long) * (gc.ngrp + 1))
     if not (gc.stamp and gc.part and gc.ver and gc.mark and gc.old_head and gc.old_lab and gc.front
-            and gc.front2 and gc.changed and gc.bump):
+            and gc.front2 and gc.changed and gc.bump and gc.gk):
         gc_free(gc)
         return -1
     return 0
@@ -97,7 +100,10 @@ cdef inline void gc_sentence(GroupCache* gc) noexcept nogil:
 
 cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, float* out) noexcept nogil:
     """score() of state s, with the kept sums of the groups whose anchor token is unchanged
-    (feats then holds the buckets of the templates computed, not of the others)."""
+    (feats then holds the buckets of the templates computed, not of the others).  Every
+    bucket is hashed before any row is read, so that the references of all of them are on
+    their way (hash_templates prefetches them) while the others hash; the sums are then made
+    and added in score()'s order."""
     cdef int g, t, slot, n
     cdef size_t k
     cdef float* part
@@ -106,21 +112,27 @@ cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* 
         gc.kids_fresh = 1
     extract_atoms(s, fx)
     hash_templates(fx, m, m.gord, m.gstart[1], feats)
-    memset(out, 0, sizeof(float) * m.C)
-    add_rows(m, feats, m.gord, m.gstart[1], out)
     for g in range(1, m.ngrp + 1):
         t = list_at(s, fx, gc.anchor[2 * (g - 1)], gc.anchor[2 * (g - 1) + 1])
         slot = t if tok_ok(s, t) else gc.slots - 1
         k = <size_t>(g - 1) * gc.slots + slot
-        part = gc.part + k * gc.C
+        gc.gk[g - 1] = <long long>k
         if gc.stamp[k] != gc.ver[slot]:
+            gc.gk[g - 1] = -1 - <long long>k
+            hash_templates(fx, m, m.gord + m.gstart[g], m.gstart[g + 1] - m.gstart[g], feats)
+            gc.stamp[k] = gc.ver[slot]
+    memset(out, 0, sizeof(float) * m.C)
+    add_rows(m, feats, m.gord, m.gstart[1], out)
+    for g in range(1, m.ngrp + 1):
+        if gc.gk[g - 1] < 0:
+            k = <size_t>(-1 - gc.gk[g - 1])
+            part = gc.part + k * gc.C
             n = m.gstart[g + 1] - m.gstart[g]
-            hash_templates(fx, m, m.gord + m.gstart[g], n, feats)
             memset(part, 0, sizeof(float) * m.C)
             add_rows(m, feats, m.gord + m.gstart[g], n, part)
-            gc.stamp[k] = gc.ver[slot]
             gc.misses += 1
         else:
+            part = gc.part + <size_t>gc.gk[g - 1] * gc.C
             gc.hits += 1
         tsdsl_add_row(out, part, m.C)
 
