@@ -36,6 +36,7 @@ cdef struct GroupCache:
     float* part         # [ngrp * slots * C]: the sums
     int* ver            # [slots]: per token
     long long* gk       # scratch [ngrp]: gc_score's slot of each group (-1 - slot: not kept)
+    unsigned int* ref   # scratch [templates]: gc_score's row references (resolve_rows), in group order
     int* mark           # scratch [slots]: stamps of the walks' sets
     int* front          # scratch [slots] each: a walk's set of tokens, and the next one
     int* front2
@@ -52,8 +53,8 @@ cdef struct GroupCache:
 
 cdef void gc_free(GroupCache* gc) noexcept nogil:
     free(gc.stamp); free(gc.part); free(gc.ver); free(gc.mark); free(gc.old_head); free(gc.old_lab)
-    free(gc.front); free(gc.front2); free(gc.changed); free(gc.bump); free(gc.gk)
-    gc.gk = NULL
+    free(gc.front); free(gc.front2); free(gc.changed); free(gc.bump); free(gc.gk); free(gc.ref)
+    gc.gk = NULL; gc.ref = NULL
     gc.stamp = NULL; gc.part = NULL; gc.ver = NULL; gc.mark = NULL; gc.old_head = NULL; gc.old_lab = NULL
     gc.front = NULL; gc.front2 = NULL; gc.changed = NULL; gc.bump = NULL
 
@@ -80,8 +81,9 @@ cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, const int* w
     gc.changed = <int*>malloc(sizeof(int) * gc.slots)
     gc.bump = <int*>malloc(sizeof(int) * gc.slots)
     gc.gk = <long long*>malloc(sizeof(long long) * (gc.ngrp + 1))
+    gc.ref = <unsigned int*>malloc(sizeof(unsigned int) * (m.gstart[m.ngrp + 1] + 1))
     if not (gc.stamp and gc.part and gc.ver and gc.mark and gc.old_head and gc.old_lab and gc.front
-            and gc.front2 and gc.changed and gc.bump and gc.gk):
+            and gc.front2 and gc.changed and gc.bump and gc.gk and gc.ref):
         gc_free(gc)
         return -1
     return 0
@@ -121,15 +123,26 @@ cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* 
             gc.gk[g - 1] = -1 - <long long>k
             hash_templates(fx, m, m.gord + m.gstart[g], m.gstart[g + 1] - m.gstart[g], feats)
             gc.stamp[k] = gc.ver[slot]
+    if m.sp_ref != NULL:  # the rows of them all on their way before the first is added
+        resolve_rows(m, feats, m.gord, 0, m.gstart[1], gc.ref)
+        for g in range(1, m.ngrp + 1):
+            if gc.gk[g - 1] < 0:
+                resolve_rows(m, feats, m.gord + m.gstart[g], 0, m.gstart[g + 1] - m.gstart[g], gc.ref + m.gstart[g])
     memset(out, 0, sizeof(float) * m.C)
-    add_rows(m, feats, m.gord, m.gstart[1], out)
+    if m.sp_ref != NULL:
+        add_resolved(m, gc.ref, m.gstart[1], out)
+    else:
+        add_rows(m, feats, m.gord, m.gstart[1], out)
     for g in range(1, m.ngrp + 1):
         if gc.gk[g - 1] < 0:
             k = <size_t>(-1 - gc.gk[g - 1])
             part = gc.part + k * gc.C
             n = m.gstart[g + 1] - m.gstart[g]
             memset(part, 0, sizeof(float) * m.C)
-            add_rows(m, feats, m.gord + m.gstart[g], n, part)
+            if m.sp_ref != NULL:
+                add_resolved(m, gc.ref + m.gstart[g], n, part)
+            else:
+                add_rows(m, feats, m.gord + m.gstart[g], n, part)
             gc.misses += 1
         else:
             part = gc.part + <size_t>gc.gk[g - 1] * gc.C

@@ -391,60 +391,72 @@ cdef void add_rows_sparse(const Model* m, const int* feats, const int* idx, int 
     vector.  The sums are the dense ones bit for bit: each out[c] adds the same non-zero
     weights in the same feature order (the dense path's other terms are +0.0).  Per chunk of
     features: read the references (prefetched first) and prefetch the rows, then add."""
-    cdef int f, k, b, q, c, C = m.C
-    cdef unsigned int r
+    cdef int f, b, q
     cdef unsigned int ref[SCORE_CHUNK]
-    cdef const unsigned short* run[ROW_RUN]
-    cdef int nrun
-    cdef const WEntry* e
-    cdef const float* row
-    cdef const unsigned short* row16
     for f in range(n):
         TSDSL_PREFETCH(m.sp_ref + feats[idx[f] if idx != NULL else f])
     b = 0
     while b < n:
         q = n - b if n - b < SCORE_CHUNK else SCORE_CHUNK
-        for f in range(q):
-            r = m.sp_ref[feats[idx[b + f] if idx != NULL else b + f]]
-            ref[f] = r
-            if (r >> REF_SHIFT) == REF_DENSE:
-                if m.sp_dense16 != NULL:
-                    row16 = m.sp_dense16 + <size_t>(r & REF_OFFSET) * C
-                    for c in range(0, C, 32):
-                        TSDSL_PREFETCH(row16 + c)
-                else:
-                    row = m.sp_dense + <size_t>(r & REF_OFFSET) * C
-                    for c in range(0, C, 16):
-                        TSDSL_PREFETCH(row + c)
-            elif r:
-                if m.sp16 != NULL:
-                    TSDSL_PREFETCH(m.sp16 + (r & REF_OFFSET))
-                else:
-                    TSDSL_PREFETCH(m.sp + (r & REF_OFFSET))
-        nrun = 0
-        for f in range(q):
-            r = ref[f]
-            if nrun and (r >> REF_SHIFT) != REF_DENSE and r:  # a sparse row: the run of dense ones first
-                tsdsl_add_rows16(out, run, nrun, C)
-                nrun = 0
-            if (r >> REF_SHIFT) == REF_DENSE:
-                if m.sp_dense16 != NULL:  # consecutive float16 rows are added together (same sums)
-                    run[nrun] = m.sp_dense16 + <size_t>(r & REF_OFFSET) * C
-                    nrun += 1
-                    if nrun == ROW_RUN:
-                        tsdsl_add_rows16(out, run, nrun, C)
-                        nrun = 0
-                else:
-                    tsdsl_add_row(out, m.sp_dense + <size_t>(r & REF_OFFSET) * C, C)
-            elif r and m.sp16 != NULL:
-                tsdsl_add_pairs16(out, m.sp16 + (r & REF_OFFSET), <int>(r >> REF_SHIFT))
-            elif r:
-                e = m.sp + (r & REF_OFFSET)
-                for k in range(<int>(r >> REF_SHIFT)):
-                    out[e[k].col] += e[k].w
-        if nrun:
-            tsdsl_add_rows16(out, run, nrun, C)
+        resolve_rows(m, feats, (idx + b) if idx != NULL else NULL, b, q, ref)
+        add_resolved(m, ref, q, out)
         b += q
+
+
+cdef void resolve_rows(const Model* m, const int* feats, const int* idx, int first, int n,
+                       unsigned int* ref) noexcept nogil:
+    """ref[k]: the parse-time reference of feature feats[idx[k]] (idx NULL: feats[first + k]),
+    k < n, each row prefetched: the first half of add_rows_sparse, for a caller with other
+    work to do before add_resolved adds them."""
+    cdef int f, c, C = m.C
+    cdef unsigned int r
+    for f in range(n):
+        r = m.sp_ref[feats[idx[f] if idx != NULL else first + f]]
+        ref[f] = r
+        if (r >> REF_SHIFT) == REF_DENSE:
+            if m.sp_dense16 != NULL:
+                for c in range(0, C, 32):
+                    TSDSL_PREFETCH(m.sp_dense16 + <size_t>(r & REF_OFFSET) * C + c)
+            else:
+                for c in range(0, C, 16):
+                    TSDSL_PREFETCH(m.sp_dense + <size_t>(r & REF_OFFSET) * C + c)
+        elif r:
+            if m.sp16 != NULL:
+                TSDSL_PREFETCH(m.sp16 + (r & REF_OFFSET))
+            else:
+                TSDSL_PREFETCH(m.sp + (r & REF_OFFSET))
+
+
+cdef void add_resolved(const Model* m, const unsigned int* ref, int n, float* out) noexcept nogil:
+    """out[c] += the weights of the n rows resolve_rows found, in that order (the second half
+    of add_rows_sparse; consecutive float16 dense rows are added together, the same sums)."""
+    cdef int f, k, C = m.C
+    cdef unsigned int r
+    cdef const unsigned short* run[ROW_RUN]
+    cdef int nrun = 0
+    cdef const WEntry* e
+    for f in range(n):
+        r = ref[f]
+        if nrun and (r >> REF_SHIFT) != REF_DENSE and r:  # a sparse row: the run of dense ones first
+            tsdsl_add_rows16(out, run, nrun, C)
+            nrun = 0
+        if (r >> REF_SHIFT) == REF_DENSE:
+            if m.sp_dense16 != NULL:
+                run[nrun] = m.sp_dense16 + <size_t>(r & REF_OFFSET) * C
+                nrun += 1
+                if nrun == ROW_RUN:
+                    tsdsl_add_rows16(out, run, nrun, C)
+                    nrun = 0
+            else:
+                tsdsl_add_row(out, m.sp_dense + <size_t>(r & REF_OFFSET) * C, C)
+        elif r and m.sp16 != NULL:
+            tsdsl_add_pairs16(out, m.sp16 + (r & REF_OFFSET), <int>(r >> REF_SHIFT))
+        elif r:
+            e = m.sp + (r & REF_OFFSET)
+            for k in range(<int>(r >> REF_SHIFT)):
+                out[e[k].col] += e[k].w
+    if nrun:
+        tsdsl_add_rows16(out, run, nrun, C)
 
 
 cdef inline void group_sum(const Model* m, const int* feats, int g, float* out) noexcept nogil:
