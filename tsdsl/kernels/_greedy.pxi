@@ -46,6 +46,7 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
     cdef Model* m = &self.m
     cdef GroupCache gc
     cdef bint grouped = m.ngrp > 0
+    cdef bint arcs_may_change
     cdef bint check = self.group_check
     cdef long long mismatches = 0
     cdef long long n_few = 0
@@ -171,12 +172,13 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
                     stamp += 1
                 if nm_cap > 0:
                     memcpy(before, s.head, sizeof(int) * s.ntok)
-                if grouped:
+                arcs_may_change = grouped and unit_arcs[unit[p]]  # else no kept sum can go stale
+                if arcs_may_change:
                     gc_before(&gc, &s)
                 apply_legal(&s, unit[p], m.cls[p * CLS_W])
                 if chains:
                     chains_step(&ch, p)
-                if grouped:
+                if arcs_may_change:
                     gc_after(&gc, &s)
                 if nm_cap > 0:
                     for d in range(1, n + 1):

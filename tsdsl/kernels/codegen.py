@@ -164,6 +164,9 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
         self._classes_and_losses()
         self._pending_tables: list[tuple[str, list[int]]] = []
         self._actions()
+        # per unit: whether a case of it builds, moves or removes an arc (greedy parsing
+        # compares the arcs around the steps that may)
+        self._pending_tables.append(("unit_arcs", [int(any(c.arcs for c in a.cases)) for a, _ in self.units]))
         for name, values in self._pending_tables:
             self.emit(f"cdef signed char {name}[{len(values)}]")
             self._table_init(name, values)
