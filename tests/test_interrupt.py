@@ -121,3 +121,53 @@ def test_ctrl_c_stops_instance_and_graph_parsing(toy, tmp_path, spec):
     finally:
         timer.cancel()
     assert time.monotonic() - t0 < 2.0, "the kernel did not stop within a sentence or so of Ctrl-C"
+
+
+def _interrupt_after(seconds: float, run) -> float:
+    """Call ``run()`` with a KeyboardInterrupt raised in this thread after ``seconds``: how long
+    it took to stop after that (the test fails if it ends without being interrupted)."""
+    import _thread
+    import threading
+
+    timer = threading.Timer(seconds, _thread.interrupt_main)
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run()
+    finally:
+        timer.cancel()
+    return time.monotonic() - t0 - seconds
+
+
+def test_ctrl_c_stops_a_derivation():
+    # the search oracle derives every gold tree in one kernel call (training on a whole
+    # treebank, coverage): it checks for Ctrl-C once a sentence, like the parsing loops
+    from test_learn import generate_treebank
+
+    from tsdsl.kernels import compile_system
+    from tsdsl.lang import load_system
+
+    kernel = compile_system(load_system(SYSTEMS / "arc-standard-swap.ts"), fallback=False)
+    trees = [[w[3] for w in s] for s in generate_treebank(2000, seed=6)]
+    copies = 1500
+    small, big = kernel.pack(trees), kernel.pack(trees * copies)  # packed first: the kernel call alone is timed
+    t0 = time.process_time()
+    kernel.derive(small)
+    whole = (time.process_time() - t0) * copies  # the big call's time, estimated
+    assert whole > 2 * 2.0, "the run is too short to tell a stop from the end"
+    assert _interrupt_after(0.5, lambda: kernel.derive(big)) < 2.0
+
+
+def test_ctrl_c_stops_an_exhaustive_exploration():
+    # `tsdsl verify` explores every configuration of each length in one kernel call; it
+    # checks for Ctrl-C every 65,536 configurations (Covington at n = 8: 22 M of them, 30 s)
+    from tsdsl.kernels import compile_system
+    from tsdsl.lang import load_system
+
+    kernel = compile_system(load_system(SYSTEMS / "covington.ts"), fallback=False)
+    t0 = time.process_time()
+    assert kernel.module.explore(6, 10**9)[0] == 0
+    assert time.process_time() - t0 < 0.5  # n = 8 has over a hundred times as many configurations
+    # (a limit of 3 M configurations, about 4 s, keeps the memory small if Ctrl-C went unseen)
+    assert _interrupt_after(0.5, lambda: kernel.module.explore(8, 3_000_000)) < 2.0

@@ -199,7 +199,7 @@ cdef int replay(St* s, const Graph* g, int node, int n, const int* atab, int nac
 
 cdef int explore_graph(Graph* g, int n, long long limit, const int* atab, int nact) noexcept nogil:
     """Fill ``g`` with every configuration reachable for ``n`` words: 0 done, -1 more than
-    ``limit`` configurations, -2 out of memory."""
+    ``limit`` configurations, -2 out of memory, -3 interrupted (Ctrl-C)."""
     cdef St cur, par, child
     cdef Vec path
     cdef unsigned char* key
@@ -231,6 +231,9 @@ cdef int explore_graph(Graph* g, int n, long long limit, const int* atab, int na
             r = -2
     node = 0
     while r == 0 and node < g.nodes:
+        if (node & 0xFFFF) == 0xFFFF and interrupted():  # Ctrl-C, checked every 65,536 configurations
+            r = -3
+            break
         if vec_i64(&g.edge_at, <int64_t>(g.edge_child.n // sizeof(int))) < 0:
             r = -2
             break
@@ -309,6 +312,8 @@ def explore(int n, long long limit, object atab=None, int nact=0):
     with nogil:
         r = explore_graph(&g, n, limit, atab_data, nact)
     try:
+        if r == -3:
+            raise KeyboardInterrupt()
         if r == -2:
             raise MemoryError("exhaustive exploration ran out of memory")
         if r == -1:

@@ -601,8 +601,12 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
         search_free(&w)
         free(blk)
         raise MemoryError()
+    cdef bint stop = False
     with nogil:
         for si in range(n_sent):
+            if interrupted():  # once a sentence: Ctrl-C stops a long derivation
+                stop = True
+                break
             out_starts[si] = <int>T
             off = offsets[si]
             n = offsets[si + 1] - off
@@ -623,4 +627,6 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
         out_starts[n_sent] = <int>T
     search_free(&w)
     free(blk)
+    if stop:
+        raise KeyboardInterrupt()
     return T, overflow
