@@ -862,3 +862,18 @@ def test_compile_emit_pyx_refuses_a_path_that_would_replace_the_spec_or_an_inclu
     code, out, err = run(capsys, "compile", "mine.ts", "--emit-pyx", "k.pyx")
     assert code == 0 and (tmp_path / "k.pyx").read_text(encoding="utf-8").startswith("# cython:")
     assert (tmp_path / "mine.ts").read_text(encoding="utf-8") == text
+
+
+def test_running_out_of_memory_is_said_without_a_traceback(capsys, monkeypatch):
+    # a kernel or numpy that cannot allocate raises MemoryError, often without a message
+    from tsdsl.cli import checks
+
+    def no_memory(self, args):
+        raise MemoryError()
+
+    monkeypatch.setattr(checks.Verify, "run", no_memory)
+    assert main(["verify", str(ROOT / "systems" / "arc-eager.ts")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tsdsl verify: out of memory;") and "Traceback" not in err
+    with pytest.raises(MemoryError):  # --debug shows it as it is
+        main(["--debug", "verify", str(ROOT / "systems" / "arc-eager.ts")])

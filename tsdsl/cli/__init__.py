@@ -57,6 +57,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise
         print(f"tsdsl: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 1
+    except MemoryError as exc:  # a kernel or numpy that could not allocate: say so, no traceback
+        if args.debug:
+            raise
+        what = f" ({exc})" if str(exc) else ""
+        print(f"tsdsl {args.command}: out of memory{what}; a smaller input (fewer or shorter sentences, "
+              "a narrower beam, a lower --max-n or --hash-bits) may fit", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     finally:
