@@ -44,8 +44,6 @@ cdef struct Chains:
     int* xwins          #   (x's whose runs never win are no longer tried: see forced_output)
     int wx[2]           # outputs x whose runs failed ahead, and in how many applications of x:
     int wait[2]         #   until then, a step with x legal does not try x first again
-    long long tries     # checks run, and those that found the step forced
-    long long wins
 
 
 cdef int chains_open(Chains* ch, int maxn, int C) noexcept nogil:
@@ -59,8 +57,6 @@ cdef int chains_open(Chains* ch, int maxn, int C) noexcept nogil:
     ch.wait[1] = 0
     ch.wx[0] = -1
     ch.wx[1] = -1
-    ch.tries = 0
-    ch.wins = 0
     if ch.mem == NULL or ch.ubuf == NULL or ch.xtries == NULL or ch.xwins == NULL:
         chains_free(ch)
         return -1
@@ -138,11 +134,9 @@ cdef int forced_output(Chains* ch, LegalMemo* lm, const St* s, const Model* m, c
             continue
         if ch.xwins[x] == 0 and ch.xtries[x] >= CHAIN_PROBES:
             continue
-        ch.tries += 1
         ch.xtries[x] += 1
         k = chain_end(ch, lm, s, m, unit, x, legal[1 - o], budget)
         if k == 0:
-            ch.wins += 1
             ch.xwins[x] += 1
             return legal[1 - o]
         if j < 0:
@@ -150,6 +144,16 @@ cdef int forced_output(Chains* ch, LegalMemo* lm, const St* s, const Model* m, c
         ch.wx[j] = x
         ch.wait[j] = k
     return -1
+
+
+cdef void chains_totals(const Chains* ch, int C, long long* tries, long long* wins) noexcept nogil:
+    """The checks run in this parse, and those that found a step forced."""
+    cdef int x
+    tries[0] = 0
+    wins[0] = 0
+    for x in range(C):
+        tries[0] += ch.xtries[x]
+        wins[0] += ch.xwins[x]
 
 
 cdef inline void chains_step(Chains* ch, int p) noexcept nogil:

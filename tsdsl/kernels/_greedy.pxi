@@ -203,10 +203,12 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
     if grouped:
         self.cache_hits, self.cache_misses = gc.hits, gc.misses
         gc_free(&gc)
-    self.chain_steps = ch.wins if chains else 0
-    self.chain_tries = ch.tries if chains else 0
+    cdef long long chain_tries = 0, chain_wins = 0
     if chains:
+        chains_totals(&ch, C, &chain_tries, &chain_wins)
         chains_free(&ch)
+    self.chain_steps = chain_wins
+    self.chain_tries = chain_tries
     self.group_mismatches = mismatches  # (without groups, the few-outputs steps' self-check)
     self.few_steps = n_few
     if stop:
