@@ -762,6 +762,8 @@ def test_a_model_save_that_fails_at_the_end_names_the_users_directory(capsys, tm
     ("arc-eager", ("--oracle", "search"), "oracle by search (canonical)"),
     ("arc-eager", ("--oracle", "search", "--search-follow", "model"), "oracle by search (the model's best-scoring free action)"),
     ("arc-eager", ("--beam", "2"), "dynamic oracle, beam 2 (early update), no exploration"),
+    ("covington", ("--skip-detours",),
+     "dynamic oracle (exploration from epoch 2); zero-cost detours counted as mistakes (--skip-detours)"),
     ("arc-standard", (), "static oracle"),  # its declared loss is a lower bound: auto trains it static
 ])
 def test_train_says_first_how_it_follows_the_gold_trees(capsys, tmp_path, spec, options, mode):

@@ -612,7 +612,7 @@ def test_training_without_deps_is_refused(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("flag", [("--search-follow", "model"), ("--nonproj", "skip"), ("--nonproj", "lift"),
-                                  ("--loss", "foo"), ("--beam", "2"), ("--oracle", "dynamic")])
+                                  ("--loss", "foo"), ("--beam", "2"), ("--oracle", "dynamic"), ("--skip-detours",)])
 def test_options_a_multihead_spec_does_not_use_are_refused(flag, tmp_path, monkeypatch):
     """Refused before any work, as --beam and --oracle dynamic are, not recorded in model.json
     as if they had been used (--search-follow model trained the canonical derivations)."""
@@ -621,7 +621,7 @@ def test_options_a_multihead_spec_does_not_use_are_refused(flag, tmp_path, monke
     code, _, err = cli("train", "dag", "--train", TRAIN, "--out", tmp_path / "m", "--epochs", "1", *flag)
     want = {"--search-follow": "(--search-follow canonical), not model", "--nonproj": "leave out --nonproj",
             "--loss": "declares no oracle, so there is no loss to choose", "--beam": "(--beam 1)",
-            "--oracle": "not dynamic"}[flag[0]]
+            "--oracle": "not dynamic", "--skip-detours": "--skip-detours applies to training with a dynamic oracle"}[flag[0]]
     assert code == 2 and want in err and "dag.ts" in err and "Traceback" not in err, err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "m").exists()
 

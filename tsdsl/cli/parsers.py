@@ -52,6 +52,11 @@ class Train(Command):
                         help="dynamic oracle: follow the model's prediction with probability P (default 1.0)")
         sp.add_argument("--explore-after", type=at_least(0), default=1, metavar="K",
                         help="dynamic oracle: explore from epoch K+1 on (default 1)")
+        sp.add_argument("--skip-detours", action="store_true",
+                        help="dynamic oracle: count as a mistake a zero-cost step that another zero-cost step makes "
+                             "redundant (Covington's NO-ARC once the focus word has no gold arc left in λ1): "
+                             "models that take fewer steps and parse faster, at some accuracy (docs/learning.md "
+                             "in the source repository gives the figures)")
         sp.add_argument("--beam", type=at_least(1, maximum=MAX_BEAM), default=1,
                         help=f"beam width, at most {MAX_BEAM} (1: greedy; >1: structured perceptron with early "
                              "update; default 1). Published beam parsers use 8 to 64, and the time per sentence "
@@ -105,7 +110,8 @@ class Train(Command):
                                repair=not args.no_repair, repair_max_n=args.repair_max_n,
                                precision=args.precision, prune=args.prune, force=args.force,
                                tagger=not args.no_tagger, parser_tags=args.parser_tags or "mixed",
-                               parser_tags_given=args.parser_tags is not None, search_follow=args.search_follow)
+                               parser_tags_given=args.parser_tags is not None, search_follow=args.search_follow,
+                               skip_detours=args.skip_detours)
         if args.search_budget is not None:
             options.search_budget = args.search_budget
         result = train(args.spec, args.train, args.dev, args.out, options,

@@ -25,6 +25,7 @@ include "_model.pxi"  # features, scoring, perceptron updates, labeled costs, la
 include "_groups.pxi"  # scoring groups: sums greedy parsing keeps per anchor token
 include "_few.pxi"  # scoring a few outputs: greedy steps with few legal outputs
 include "_beam.pxi"
+include "_detours.pxi"  # dynamic training: zero-cost steps that only lengthen the derivation
 
 
 # Sentences as the kernel reads them (see corpus_of).
@@ -91,6 +92,8 @@ cdef class Learner:
     cdef public long long chain_steps       # steps the last greedy parse took that way (_chains.pxi)
     cdef public long long chain_tries       # the checks it ran for them
     cdef public bint unit_best              # capacity inf: each instance's best output kept with its scores
+    cdef public bint detours                # dynamic training accepts zero-cost detours (default; _detours.pxi)
+    cdef public long long detour_steps      # steps the last dynamic training pass found one at
     cdef const int* grp_anchor
     cdef const int* grp_walks
     cdef int grp_nwalks
@@ -134,6 +137,8 @@ cdef class Learner:
         self.chain_steps = 0
         self.chain_tries = 0
         self.unit_best = True
+        self.detours = True
+        self.detour_steps = 0
         self.grp_anchor = NULL
         self.grp_walks = NULL
         self.grp_nwalks = 0
@@ -346,7 +351,9 @@ cdef class Learner:
         model's best legal output is compared with the oracle's best outputs (the minimum
         labeled cost): dynamic training accepts any of them and otherwise moves the weights
         towards the best-scoring one; static training moves them towards the first one (in
-        output order, the canonical derivation) whenever the prediction differs.  Dynamic
+        output order, the canonical derivation) whenever the prediction differs.  An output
+        of minimum cost that is a detour (_detours.pxi) counts as a mistake for dynamic
+        training when ``detours`` is off (the steps that had one: ``detour_steps``).  Dynamic
         training then follows the prediction with probability explore_p (the target
         otherwise); static training always follows the target.  Arrays as in
         :meth:`train_beam`.  Returns (steps, mistakes, stuck sentences)."""
@@ -365,9 +372,15 @@ cdef class Learner:
         cdef int si, n, off, maxn = 0, steps, limit, c, p, g, mc, C = self.m.C, nf = self.fx.n_tpl
         cdef long long n_steps = 0, n_wrong = 0, n_stuck = 0
         cdef uint64_t rng = seed * 2 + 1
-        cdef St s, tmp
+        cdef St s, tmp, d1, d2, d3
         cdef char* smem
         cdef char* tmem
+        cdef char* dmem = NULL
+        cdef int* zu = NULL
+        cdef int* unit2 = NULL
+        cdef bint skip = dynamic and not self.detours
+        cdef long long n_detour = 0
+        cdef size_t z
         cdef int* blk
         cdef int* feats
         cdef int* unit
@@ -391,9 +404,15 @@ cdef class Learner:
         ccost = <int*>malloc(sizeof(int) * (C + 1))
         ubest = <int*>malloc(sizeof(int) * 2 * (N_ACTIONS + 1))
         sc = <float*>malloc(sizeof(float) * (C + 1))
-        if not (smem and tmem and blk and feats and unit and urow and ccost and ubest and sc):
+        z = st_size(maxn)
+        if skip:
+            dmem = <char*>malloc(3 * z)
+            zu = <int*>malloc(sizeof(int) * (C + 1))
+            unit2 = <int*>malloc(sizeof(int) * (C + 1))
+        if not (smem and tmem and blk and feats and unit and urow and ccost and ubest and sc) or \
+                (skip and not (dmem and zu and unit2)):
             free(smem); free(tmem); free(blk); free(feats); free(unit); free(urow); free(ccost); free(ubest)
-            free(sc)
+            free(sc); free(dmem); free(zu); free(unit2)
             raise MemoryError()
         m.t = self.clock
         cdef bint stop = False
@@ -414,6 +433,10 @@ cdef class Learner:
                     st_place_in(&tmp, n, tmem)
                     st_start(&tmp, n)  # gold_attach reads the lists
                     gold_attach(&tmp, blk)
+                if skip:
+                    st_place_in(&d1, n, dmem)
+                    st_place_in(&d2, n, dmem + z)
+                    st_place_in(&d3, n, dmem + 2 * z)
                 self.fx.tok = tok + off
                 self.fx.stride = stride
                 steps = 0
@@ -429,6 +452,11 @@ cdef class Learner:
                     for c in range(C):
                         if ccost[c] != ILLEGAL and (mc == ILLEGAL or ccost[c] < mc):
                             mc = ccost[c]
+                    if skip:
+                        g = mark_detours(&s, &d1, &d2, &d3, m, unit, unit2, ccost, mc, zu)
+                        for c in range(g):  # the detours: not of minimum cost for what follows
+                            ccost[zu[c]] = mc + 1
+                        n_detour += g > 0
                     p = -1
                     g = -1
                     for c in range(C):
@@ -451,8 +479,10 @@ cdef class Learner:
                     steps += 1
                     n_steps += 1
         self.clock = m.t
+        self.detour_steps = n_detour
         self.check_sums()
         free(smem); free(tmem); free(blk); free(feats); free(unit); free(urow); free(ccost); free(ubest); free(sc)
+        free(dmem); free(zu); free(unit2)
         if stop:
             raise KeyboardInterrupt()
         return n_steps, n_wrong, n_stuck

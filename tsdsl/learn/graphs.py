@@ -82,6 +82,9 @@ def read_graph_data(system, train_file: str, dev_file: Optional[str], options) -
     if options.search_follow != "canonical":
         raise UsageError(f"{where}: multihead systems train along the canonical derivation the search finds for "
                          f"each graph (--search-follow canonical), not {options.search_follow}")
+    if options.skip_detours:
+        raise UsageError(f"{where}: --skip-detours applies to training with a dynamic oracle; multihead systems "
+                         "train along the canonical derivation the search finds for each graph: leave it out")
     if options.nonproj != "lift" or options.nonproj_given:
         raise UsageError(f"{where}: --nonproj applies to projective tree systems on non-projective trees; a "
                          "multihead system trains on enhanced graphs, which are never lifted or skipped for "

@@ -22,6 +22,12 @@ def training_mode(kind: str, options, epochs: int, follow: Optional[str] = None)
         return "static oracle" + beam
     if options.beam > 1:
         return f"dynamic oracle{beam}, no exploration"
+    return _dynamic_mode(options, epochs) + ("; zero-cost detours counted as mistakes (--skip-detours)"
+                                             if options.skip_detours else "")
+
+
+def _dynamic_mode(options, epochs: int) -> str:
+    """Greedy training with a dynamic oracle, in words (its exploration)."""
     if options.explore == 0:
         return "dynamic oracle (no exploration: --explore 0)"
     first = options.explore_after + 1

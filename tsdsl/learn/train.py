@@ -108,6 +108,7 @@ class TrainOptions:
     overrides: dict = field(default_factory=dict)
     search_budget: int = DEFAULT_BUDGET   # oracle by search: configurations per sentence
     search_follow: str = "canonical"      # oracle by search: "canonical" (static) or "model" (best-scoring free output)
+    skip_detours: bool = False            # dynamic oracle: a zero-cost step that only lengthens the derivation is a mistake
     force_oracle: bool = False            # train with a declared oracle that fails the check
     repair: bool = True                   # a spec with dead ends trains its verified guard repair
     repair_max_n: int = VERIFY_N          # ... verified exhaustively up to this sentence length
@@ -522,6 +523,11 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                      + (" (cached)" if searched.cached else ""))
         progress.write(line + "\n")
     engine = Engine(kernel, features, outputs, options.hash_bits, train=True)
+    engine.learner.detours = not options.skip_detours
+    if options.skip_detours and not (oracle == "dynamic" and searched is None and options.beam == 1
+                                     and not system.unbounded):
+        choice.note += ("; --skip-detours has no effect: it applies to greedy training with a dynamic oracle "
+                        "over a bounded action set")
     train_cols = [columns_of(s) for s in train_sents]
     meta = {"tag_columns": list(columns_present(train_cols)), IGNORED_COLUMNS: absent,
             UPOS_VALUES: training_upos(train_cols),
@@ -565,7 +571,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         order = keep_order[rng.permutation(n)].astype(np.int32)
         explore = options.explore if oracle == "dynamic" and epoch > options.explore_after else 0.0
         t0 = time.perf_counter()
-        steps = mistakes = stuck = 0
+        steps = mistakes = stuck = detours = 0
         bar.start(epoch)
         for a in range(0, n, chunk):
             part = order[a:a + chunk]
@@ -580,11 +586,14 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                 s_, m_, k_ = engine.train_greedy(batch, part, loss_index=loss_index,
                                                  dynamic=oracle == "dynamic", explore_p=explore,
                                                  seed=options.seed * 1_000_003 + epoch * 7919 + a)
+                detours += engine.learner.detour_steps
             steps, mistakes, stuck = steps + s_, mistakes + m_, stuck + k_
             bar.advance(len(part), int(np.sum(batch.offsets[part + 1] - batch.offsets[part])))
         train_seconds = time.perf_counter() - t0
         record = {"epoch": epoch, "train_seconds": round(train_seconds, 3), "transitions": int(steps),
                   "updates": int(mistakes), "stuck": int(stuck)}
+        if options.skip_detours:
+            record["detour_steps"] = int(detours)
         improved, stop = best.close(engine, model, options, record, score_dev if dev_sents else None)
         bar.finish(record, improved)
         if stop:
