@@ -336,3 +336,21 @@ def columns_of_tagged(sentences) -> list[dict]:
     """The column dicts a parser reads (form, upos; the rest ``_``) of :func:`tagged_sentences`."""
     return [{"form": [w for w, _ in s], "upos": [p for _, p in s], "lemma": ["_"] * len(s), "xpos": ["_"] * len(s),
              "feats": ["_"] * len(s)} for s in sentences]
+
+
+def gold_training_batch(system, kernel, features, path):
+    """The gold trees of the CoNLL-U file ``path`` as a training batch for ``system``
+    (lifted where it builds projective trees only) with its compiled ``kernel`` and
+    ``features``: (outputs, batch), the outputs labelled with the file's labels."""
+    from tsdsl.learn.data import columns_of, make_batch
+    from tsdsl.learn.outputs import build_outputs, unit_names
+    from tsdsl.learn.train import prepare_gold
+    from tsdsl.treebank.conllu import read_conllu
+
+    sents = read_conllu(path, allow_multiple_roots=True)
+    trees, keep, _, _ = prepare_gold(system, sents, "lift")
+    labels = sorted({lab for _, ls in trees for lab in ls})
+    outputs = build_outputs(system, unit_names(kernel), labels)
+    batch = make_batch([columns_of(sents[k]) for k in keep], features.token_attrs, trees,
+                       {lab: k for k, lab in enumerate(labels)})
+    return outputs, batch

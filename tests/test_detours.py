@@ -25,15 +25,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from strategies import gold_training_batch
 from tsdsl.kernels import compile_system
 from tsdsl.lang import load_system, load_system_text
-from tsdsl.learn.data import columns_of, make_batch
 from tsdsl.learn.engine import Engine
 from tsdsl.learn.features import default_features, load_features
 from tsdsl.learn.model import load as load_model
-from tsdsl.learn.outputs import build_outputs, unit_names
-from tsdsl.learn.train import TrainOptions, prepare_gold, train
-from tsdsl.treebank.conllu import read_conllu
+from tsdsl.learn.train import TrainOptions, train
 
 REPO = Path(__file__).resolve().parent.parent
 TOY_TRAIN = REPO / "docs" / "examples" / "toy-train.conllu"
@@ -59,12 +57,7 @@ def trained(name: str, accept: bool):
     system = load(name)
     kernel = compile_system(system, fallback=False)
     features = load_features(default_features(system), system)
-    sents = read_conllu(TOY_TRAIN, allow_multiple_roots=True)
-    trees, keep, _, _ = prepare_gold(system, sents, "lift")
-    labels = sorted({lab for _, ls in trees for lab in ls})
-    outputs = build_outputs(system, unit_names(kernel), labels)
-    batch = make_batch([columns_of(sents[k]) for k in keep], features.token_attrs, trees,
-                       {lab: k for k, lab in enumerate(labels)})
+    outputs, batch = gold_training_batch(system, kernel, features, TOY_TRAIN)
     engine = Engine(kernel, features, outputs, 14, train=True)
     engine.learner.detours = accept
     order = np.arange(batch.sentences, dtype=np.int32)

@@ -25,11 +25,10 @@ from tsdsl.learn.features import default_features, load_features
 from tsdsl.learn.model import load
 from tsdsl.learn.outputs import build_outputs, unit_names
 from tsdsl.learn.parser import Parser
-from tsdsl.learn.train import prepare_gold
 from tsdsl.treebank.conllu import read_conllu
 from tsdsl.treebank.trees import is_tree
 
-from strategies import columns_of_tagged, tagged_sentences
+from strategies import columns_of_tagged, gold_training_batch, tagged_sentences
 
 REPO = Path(__file__).resolve().parent.parent
 TOY_TRAIN = REPO / "docs" / "examples" / "toy-train.conllu"
@@ -97,12 +96,7 @@ def test_cached_training_equals_recomputed_training():
     system = load_system(SPEC, D)
     kernel = compile_system(system, fallback=False)
     features = load_features(default_features(system), system)
-    sents = read_conllu(TOY_TRAIN, allow_multiple_roots=True)
-    trees, keep, _, _ = prepare_gold(system, sents, "lift")
-    labels = sorted({l for _, ls in trees for l in ls})
-    outputs = build_outputs(system, unit_names(kernel), labels)
-    batch = make_batch([columns_of(sents[k]) for k in keep], features.token_attrs, trees,
-                       {l: k for k, l in enumerate(labels)})
+    outputs, batch = gold_training_batch(system, kernel, features, TOY_TRAIN)
     searched = search_oracle(kernel, batch, outputs)
     assert len(searched.derived) == batch.sentences  # D = 2 derives every toy tree
     order = np.arange(batch.sentences, dtype=np.int32)
