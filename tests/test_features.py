@@ -455,8 +455,13 @@ def test_instance_addresses_compile_to_kinds_3_and_4():
     heads = {tuple(r[:3]) for r in fs.addresses.tolist()}
     assert heads == {(BASE_INST_I, o, 0), (BASE_INST_J, o, 0), (BASE_INST_I, o, 2), (BASE_INST_J, o, -1),
                      (BASE_INST_I, o, -1)}
-    assert [tuple(r) for r in fs.instance_bases.tolist()] == sorted(heads)
+    # the bases, and whether a feature reads arcs from them (O[j-1].lc1: a child step)
+    assert [tuple(r) for r in fs.instance_bases.tolist()] == sorted((*h, int(h == (BASE_INST_J, o, -1))) for h in heads)
     assert fs.instance_local  # children steps only
+    # a label, a valency or a label set at the base itself reads arcs too; a distance does not
+    for reads, template in ((1, "O[i].l"), (1, "O[i].vl + O[i].p"), (1, "O[i].sr"), (0, "dist(O[i],O[j]) + O[i].w")):
+        bases = {tuple(r[:3]): r[3] for r in compile_templates([template], EASY_FIRST).instance_bases.tolist()}
+        assert bases[(BASE_INST_I, o, 0)] == reads, template
     # a head step, a sentence neighbour or an absolute position makes scores depend on more
     for extra in ("O[i].h.p", "O[j].next.w", "O[0].w"):
         assert not compile_templates(["O[i].w", extra], EASY_FIRST).instance_local, extra

@@ -14,7 +14,9 @@
 # those tokens changes or gains a descendant.  Each token carries a version, bumped for the
 # dependent and the head (and the head's ancestors) of every arc built; an instance's
 # signature hashes its base tokens with their versions (and the sentence), and scores are
-# kept in a direct-mapped table by signature.  So after an attachment only the instances
+# kept in a direct-mapped table by signature.  A base from which no feature reads an arc
+# (O[i-1].p, say: FeatureSet.instance_bases) counts by its token alone, so an arc built at
+# that token re-scores only the instances whose features see it.  So after an attachment only the instances
 # around it are re-extracted and re-scored, as Goldberg & Elhadad recompute only around
 # the last attachment.  Scores also carry the weights' stamp (training bumps it at every
 # update; the cached features are then only re-scored).  Without locality the signature
@@ -32,7 +34,7 @@ cdef struct InstCache:
     int* uo_list
     int* fg             # scratch: the features of the gold and of the predicted instance
     int* fp
-    const int* base     # (kind, list, shift) per instance base
+    const int* base     # (kind, list, shift, arcs read) per instance base
     int n_base
     int local
     int slots           # a power of two
@@ -117,8 +119,8 @@ cdef uint64_t inst_sig(InstCache* ic, const St* s, const Feats* fx) noexcept nog
         h = mix64(h ^ (ic.salt * <uint64_t>0xD6E8FEB86659FD93ULL))
         return mix64(h ^ (<uint64_t>(fx.i0 + 1) << 32) ^ <uint64_t>(fx.i1 + 1)) | 1
     for b in range(ic.n_base):
-        t = instance_token(s, fx, ic.base[3 * b], ic.base[3 * b + 1], ic.base[3 * b + 2])
-        h = mix64(h ^ (<uint64_t>(t + 2) | (<uint64_t>(ic.ver[t] if t >= 0 else 0) << 32)))
+        t = instance_token(s, fx, ic.base[4 * b], ic.base[4 * b + 1], ic.base[4 * b + 2])
+        h = mix64(h ^ (<uint64_t>(t + 2) | (<uint64_t>(ic.ver[t] if t >= 0 and ic.base[4 * b + 3] else 0) << 32)))
     return h | 1
 
 

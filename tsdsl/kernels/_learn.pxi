@@ -338,9 +338,10 @@ cdef class Learner:
 
     def set_instances(self, object bases, int n_base, int local):
         """Capacity inf: the instance-relative bases of the feature program, int32 rows
-        (kind, list, shift), and whether an instance's scores may be kept while its base
-        tokens and their subtrees stay the same (see _instances.pxi)."""
-        self.inst_base = int32_data(bases, "instance bases", 3 * n_base)
+        (kind, list, shift, arcs: whether a feature reads the arcs at or below the base's
+        token), and whether an instance's scores may be kept while its base tokens and
+        their subtrees stay the same (see _instances.pxi)."""
+        self.inst_base = int32_data(bases, "instance bases", 4 * n_base)
         self.n_inst_base = n_base
         self.inst_local = local
         self.inst_keep = bases

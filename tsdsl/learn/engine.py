@@ -75,7 +75,7 @@ class Engine:
         if self.unbounded:
             self._bases = np.ascontiguousarray(features.instance_bases, dtype=np.int32).reshape(-1)
             self.cached = bool(cache and instance_cache_exact(kernel.system, features))
-            self.learner.set_instances(self._bases, len(self._bases) // 3, int(self.cached))
+            self.learner.set_instances(self._bases, len(self._bases) // 4, int(self.cached))
 
     def bind_groups(self, *, walks: Optional[tuple[tuple[int, ...], ...]] = None) -> None:
         """Give the kernel the scoring groups (:mod:`~tsdsl.learn.scoring`); ``walks`` replace

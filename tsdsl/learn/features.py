@@ -65,6 +65,7 @@ _ALIAS_RE = re.compile(r"([sb])(-?\d+)")
 _LIST_RE = re.compile(r"(\w+)\s*\[\s*(-?\d+)\s*\]")
 _INST_RE = re.compile(r"(\w+)\s*\[\s*([ij])\s*(?:([+-])\s*(\d+)\s*)?\]")
 _CHILD_STEPS = frozenset((STEP_LC1, STEP_LC2, STEP_RC1, STEP_RC2, STEP_LCC, STEP_RCC))
+_STRUCTURAL_ATOMS = frozenset((ATOM_LABEL, ATOM_VL, ATOM_VR, ATOM_SL, ATOM_SR))  # read the arcs built
 _FUNC_RE = re.compile(r"(\w+)\s*\(")
 
 
@@ -112,9 +113,21 @@ class FeatureSet:
     @property
     def instance_bases(self) -> np.ndarray:
         """The distinct instance-relative bases (``O[i+1]``...) as int32 rows (kind, list,
-        shift): the tokens a family instance's features start from."""
-        rows = sorted({tuple(int(x) for x in r[:3]) for r in self.addresses if r[0] in (BASE_INST_I, BASE_INST_J)})
-        return np.asarray(rows, dtype=np.int32).reshape(len(rows), 3)
+        shift, arcs): the tokens a family instance's features start from, and whether any
+        feature reads the arcs at or below that token (a child step, a label, a valency or a
+        label set; 0 when every feature from it reads only the token's own columns, as
+        ``O[i-1].p`` does).  The kernel's instance cache then keys a base without arcs by its
+        token alone, so a change below that token does not re-score the instance."""
+        structural = _STRUCTURAL_ATOMS
+        arcs: dict[tuple[int, int, int], int] = {}
+        for k, r in enumerate(self.addresses):
+            if r[0] not in (BASE_INST_I, BASE_INST_J):
+                continue
+            key = tuple(int(x) for x in r[:3])
+            reads = int(r[3]) > 0 or any(int(a[1]) in structural for a in self.atoms if int(a[0]) == k)
+            arcs[key] = arcs.get(key, 0) | int(reads)
+        rows = [(*key, arcs[key]) for key in sorted(arcs)]
+        return np.asarray(rows, dtype=np.int32).reshape(len(rows), 4)
 
     @property
     def instance_local(self) -> bool:
