@@ -143,8 +143,7 @@ def build(gen: Generated, cache_dir: Optional[Path] = None, *, force: bool = Fal
     try:
         pyx = tmp / f"{name}.pyx"
         gen.write(pyx)
-        proc = subprocess.run([sys.executable, "-c", _DRIVER, name, str(pyx), str(tmp), *COMPILE_FLAGS],
-                              cwd=tmp, capture_output=True, text=True)
+        proc = _run_build([sys.executable, "-c", _DRIVER, name, str(pyx), str(tmp), *COMPILE_FLAGS], tmp)
         if proc.returncode != 0:
             kept = root / f"failed-{key}"
             shutil.rmtree(kept, ignore_errors=True)
@@ -171,6 +170,29 @@ def build(gen: Generated, cache_dir: Optional[Path] = None, *, force: bool = Fal
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run_build(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """Run the build driver and wait for it.  It runs in a process group of its own, and an
+    interrupt (Ctrl-C: KeyboardInterrupt) or any other exception here kills the whole group,
+    the C compiler included: killing the driver alone left the compiler running on, orphaned,
+    when the interrupt reached only this process (``kill -INT``, a supervisor)."""
+    group = os.name == "posix"
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=group)
+    try:
+        out, err = proc.communicate()
+    except BaseException:
+        try:
+            if group:
+                os.killpg(proc.pid, 9)  # SIGKILL (the name is POSIX-only)
+            else:
+                proc.kill()
+        except OSError:
+            pass
+        proc.wait()
+        raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def _find(final: Path, name: str) -> Optional[Built]:
