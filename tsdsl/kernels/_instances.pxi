@@ -16,9 +16,9 @@
 # signature hashes its base tokens with their versions (and the sentence), and scores are
 # kept in a direct-mapped table by signature.  A base from which no feature reads an arc
 # (O[i-1].p, say: FeatureSet.instance_bases) counts by its token alone, so an arc built at
-# that token re-scores only the instances whose features see it.  So after an attachment only the instances
-# around it are re-extracted and re-scored, as Goldberg & Elhadad recompute only around
-# the last attachment.  Scores also carry the weights' stamp (training bumps it at every
+# that token re-scores only the instances whose features see it.  So after an attachment
+# only the instances around it are re-extracted and re-scored, as Goldberg & Elhadad
+# recompute only around the last attachment.  Scores also carry the weights' stamp (training bumps it at every
 # update; the cached features are then only re-scored).  Without locality the signature
 # holds the step number, so nothing is reused across steps (LEFT and RIGHT of one pair
 # still share one extraction).
@@ -114,13 +114,14 @@ cdef inline void inst_sentence(InstCache* ic, int n) noexcept nogil:
 cdef uint64_t inst_sig(InstCache* ic, const St* s, const Feats* fx) noexcept nogil:
     """The signature of the instance (fx.i0, fx.i1) in s (never 0)."""
     cdef uint64_t h = mix64(ic.gen * <uint64_t>0x9E3779B97F4A7C15ULL)
-    cdef int b, t
+    cdef int b, t, v
     if not ic.local:
         h = mix64(h ^ (ic.salt * <uint64_t>0xD6E8FEB86659FD93ULL))
         return mix64(h ^ (<uint64_t>(fx.i0 + 1) << 32) ^ <uint64_t>(fx.i1 + 1)) | 1
     for b in range(ic.n_base):
         t = instance_token(s, fx, ic.base[4 * b], ic.base[4 * b + 1], ic.base[4 * b + 2])
-        h = mix64(h ^ (<uint64_t>(t + 2) | (<uint64_t>(ic.ver[t] if t >= 0 and ic.base[4 * b + 3] else 0) << 32)))
+        v = ic.ver[t] if t >= 0 and ic.base[4 * b + 3] else 0  # the version where a feature reads arcs
+        h = mix64(h ^ (<uint64_t>(t + 2) | (<uint64_t>v << 32)))
     return h | 1
 
 
