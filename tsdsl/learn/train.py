@@ -108,7 +108,7 @@ class TrainOptions:
     overrides: dict = field(default_factory=dict)
     search_budget: int = DEFAULT_BUDGET   # oracle by search: configurations per sentence
     search_follow: str = "canonical"      # oracle by search: "canonical" (static) or "model" (best-scoring free output)
-    skip_detours: bool = False            # dynamic oracle: a zero-cost step that only lengthens it is a mistake
+    skip_detours: bool = False            # dynamic oracle: zero-cost detours count as mistakes (_detours.pxi)
     force_oracle: bool = False            # train with a declared oracle that fails the check
     repair: bool = True                   # a spec with dead ends trains its verified guard repair
     repair_max_n: int = VERIFY_N          # ... verified exhaustively up to this sentence length
