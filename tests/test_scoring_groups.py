@@ -121,7 +121,8 @@ def test_covington_groups():
     assert all(name.count("b0") == 0 and "CL" not in name for name in focus)
     direct = set(groups[0])
     assert {"s0.w+b0.w", "CL.p", "s0.p+dist(s0,b0)"} <= direct  # two anchors, or none
-    assert g.depth == 2 and not g.linear  # h2: two steps; no prev/next
+    # h2: the longest walk two steps back (children of children); no prev/next
+    assert max(map(len, g.walks)) == 2 and not {WALK_PREV, WALK_NEXT} & {c for w in g.walks for c in w}
 
 
 def test_deep_groups_reach_and_neighbours(tmp_path):
@@ -130,7 +131,8 @@ def test_deep_groups_reach_and_neighbours(tmp_path):
     feats.write_text(DEEP, encoding="utf-8")
     g = scoring_groups(load_features(feats, system))
     assert g.count == 2  # s0 (8 templates) and b0 (5); s1 has one template, summed directly
-    assert g.depth == 3 and g.linear
+    # s0.h2.lc1.vl: three steps, and a child count (the children of the last); prev and next
+    assert max(map(len, g.walks)) == 4 and {WALK_PREV, WALK_NEXT} <= {c for w in g.walks for c in w}
     assert g.starts[1] == 3  # the two-anchor pairs and the lone s1 template
 
 

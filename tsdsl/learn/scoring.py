@@ -6,7 +6,7 @@ from zero, in template order), group after group.  A group is the set of templat
 every address starts at the same list position (``s0``, ``b0``, ``λ1[1]`` ...), its
 *anchor*, with the template's atoms all read from there (``s0.w + s0.h.p``, not
 ``s0.w + b0.w`` nor ``CL.p``).  Given the anchor's token, a group's sum depends only on the
-arcs at the tokens its addresses walk through, at most ``depth`` steps away; greedy parsing
+arcs at the tokens its addresses walk through, a few steps away; greedy parsing
 keeps it per token until an arc within reach changes (``_groups.pxi``).  That pays where a
 token comes back to an anchor often: Covington's parser moves its left focus word back over
 the same words for every buffer word, so the focus word's own templates (about a third of
@@ -47,15 +47,11 @@ class ScoringGroups:
     """The kernel's view (``Learner.set_groups``): ``order`` every template number once, group
     0 (summed directly) first, then groups 1..n; ``starts`` where each begins, and the end;
     ``anchors`` (list, position) per group 1..n; ``walks`` the reverse walks that find the
-    sums a step makes stale (:func:`reverse_walks`); and, to describe them, ``depth`` the
-    most steps one of their addresses takes, ``linear`` whether one steps to a sentence
-    neighbour."""
+    sums a step makes stale (:func:`reverse_walks`)."""
 
     order: np.ndarray
     starts: np.ndarray
     anchors: np.ndarray
-    depth: int
-    linear: bool
     walks: tuple[tuple[int, ...], ...] = ()
 
     @property
@@ -97,15 +93,12 @@ def scoring_groups(features: FeatureSet, min_size: int = MIN_GROUP) -> ScoringGr
     order = direct + [t for ts in groups for t in ts]
     starts = np.cumsum([0, len(direct)] + [len(ts) for ts in groups])
     used = {a for ts in groups for t in ts for a in template_addresses(t)}
-    steps = [addresses[a][4:4 + int(addresses[a][3])] for a in used]
     kinds = {(int(atoms[int(templates[t][1 + k])][0]), int(atoms[int(templates[t][1 + k])][1]))
              for ts in groups for t in ts for k in range(int(templates[t][0]))}
     return ScoringGroups(
         order=np.asarray(order, dtype=np.int32),
         starts=np.asarray(starts, dtype=np.int32),
         anchors=np.asarray([anchor(template_addresses(ts[0])[0]) for ts in groups], dtype=np.int32).reshape(-1, 2),
-        depth=max((len(s) for s in steps), default=0),
-        linear=any(int(c) in (STEP_PREV, STEP_NEXT) for s in steps for c in s),
         walks=reverse_walks({a: tuple(int(c) for c in addresses[a][4:4 + int(addresses[a][3])]) for a in used},
                             kinds),
     )
