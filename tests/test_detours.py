@@ -9,7 +9,7 @@ one, a, gives the same configuration after b as at once (``_detours.pxi``), unle
 ``Learner.detours`` is set.
 
 Where every derivation of a tree has the same length (arc-eager, arc-standard, arc-hybrid,
-Attardi, Honnibal et al.'s non-monotonic arc-eager) no output is a detour: the weights must
+Honnibal et al.'s non-monotonic arc-eager) no output is a detour: the weights must
 be those of accepting every zero-cost output, bit for bit.  So must they for a Covington
 variant whose SHIFT leaves λ2 where it is (NO-ARC ... SHIFT and SHIFT then differ): the
 check of the configurations is what decides, and this is where it would fail.  For
@@ -36,7 +36,7 @@ from tsdsl.learn.train import TrainOptions, train
 REPO = Path(__file__).resolve().parent.parent
 TOY_TRAIN = REPO / "docs" / "examples" / "toy-train.conllu"
 SAME_LENGTH = {"arc-eager": "arc-eager.ts", "arc-standard": "arc-standard.ts", "arc-hybrid": "arc-hybrid.ts",
-               "attardi": "attardi.ts", "nm-2013": "arc-eager-nm-2013.ts", "unshift": "arc-eager-unshift.ts"}
+               "nm-2013": "arc-eager-nm-2013.ts", "unshift": "arc-eager-unshift.ts"}
 COVINGTON = {"covington": "covington.ts", "covington-nm": "covington-nm.ts"}
 STAY = """system covington_stay "Covington whose SHIFT leaves λ2 (a test variant)"
   extends "covington.ts"
@@ -48,7 +48,7 @@ EPOCHS = 3
 def load(name: str):
     if name == "covington-stay":
         return load_system_text(STAY, str(REPO / "systems" / "covington-stay.ts"))
-    return load_system(REPO / "systems" / {**SAME_LENGTH, **COVINGTON}[name])
+    return load_system(REPO / "systems" / {**SAME_LENGTH, **COVINGTON, "attardi": "attardi.ts"}[name])
 
 
 def trained(name: str, accept: bool):
@@ -117,3 +117,11 @@ def test_train_option(tmp_path):
     train(str(REPO / "systems" / "arc-eager.ts"), str(TOY_TRAIN), None, str(tmp_path / "static"),
           TrainOptions(epochs=1, hash_bits=14, tagger=False, oracle="static", skip_detours=True), progress=None)
     assert "--skip-detours has no effect" in load_model(tmp_path / "static").meta["oracle_note"]
+
+
+def test_training_needs_a_declared_loss():
+    """Attardi's spec declares no oracle (it trains along derivations found by search): the
+    greedy trainer refuses loss 0 instead of reading costs that do not exist (it did, and two
+    trainings of the same data then differed)."""
+    with pytest.raises(ValueError, match="bad loss index 0: this kernel has 0 declared loss"):
+        trained("attardi", accept=True)

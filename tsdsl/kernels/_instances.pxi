@@ -414,6 +414,7 @@ def train_instances_greedy(Learner self, object gold_heads, object gold_labels, 
     cdef Corpus cp
     cdef InstCache ic
     self.need_dense()
+    need_loss(ol)
     corpus_of(&cp, order_, offsets_, tokens, gold_heads, gold_labels)
     if cp.heads == NULL or cp.order == NULL:
         raise ValueError("training needs gold heads and labels, and an order")

@@ -21,6 +21,14 @@ cdef bint interrupted() noexcept nogil:
         return False
 
 
+cdef int need_loss(int ol) except -1:
+    """Training reads the costs of loss ol: a spec without an oracle block has none (it trains
+    along derivations found by search, train_sequence), and a bad index would read past them."""
+    if ol < 0 or ol >= N_LOSSES:
+        raise ValueError(f"bad loss index {ol}: this kernel has {N_LOSSES} declared loss(es)")
+    return 0
+
+
 include "_model.pxi"  # features, scoring, perceptron updates, labeled costs, label notes
 include "_groups.pxi"  # scoring groups: sums greedy parsing keeps per anchor token
 include "_few.pxi"  # scoring a few outputs: greedy steps with few legal outputs
@@ -360,6 +368,7 @@ cdef class Learner:
         :meth:`train_beam`.  Returns (steps, mistakes, stuck sentences)."""
         cdef Corpus cp
         self.need_dense()
+        need_loss(ol)
         corpus_of(&cp, order_, offsets_, tokens, gold_heads, gold_labels)
         if cp.heads == NULL or cp.order == NULL:
             raise ValueError("training needs gold heads and labels, and an order")
@@ -613,6 +622,7 @@ cdef class Learner:
         cdef long long n_steps = 0, n_upd = 0, n_stuck = 0
         cdef bint early
         self.need_dense()
+        need_loss(ol)
         corpus_of(&cp, order_, offsets_, tokens, gold_heads, gold_labels)
         if cp.heads == NULL or cp.order == NULL:
             raise ValueError("training needs gold heads and labels, and an order")
