@@ -23,7 +23,7 @@ from tsdsl.kernels import compile_system
 from tsdsl.lang import load_system
 from tsdsl.learn.data import columns_of, make_batch
 from tsdsl.learn.engine import Engine
-from tsdsl.learn.features import default_features, load_features
+from tsdsl.learn.features import BASE_CL, BASE_CR, default_features, load_features
 from tsdsl.learn.outputs import build_outputs, unit_names
 from tsdsl.learn.scoring import MIN_GROUP, WALK_CHILDREN, WALK_HEAD, WALK_NEXT, WALK_PREV, scoring_groups
 from tsdsl.treebank.conllu import read_conllu
@@ -37,8 +37,8 @@ SYSTEMS = REPO / "systems"
 HASH_BITS = 12
 
 # templates that read arcs far from their anchor: the dependents of a child of the grandparent
-# (depth 3), the arcs of sentence neighbours (prev/next), a distance within one anchor; and
-# pairs across anchors
+# (depth 3), the arcs of sentence neighbours (prev/next), a distance within one anchor; the
+# arcs at the word CL picks; and pairs across anchors
 DEEP = """templates:
   - s0.w
   - s0.p
@@ -56,6 +56,9 @@ DEEP = """templates:
   - s0.p + b0.p
   - s0.w + b0.w
   - s1.p + s0.p + b0.p
+  - CL.w
+  - CL.p
+  - CL.h.p + CL.lc1.l
 """
 
 
@@ -114,15 +117,22 @@ def test_covington_groups():
     groups = [[names[t] for t in g.order[g.starts[k]:g.starts[k + 1]]] for k in range(g.count + 1)]
     assert all(len(members) >= MIN_GROUP for members in groups[1:])
     lists = [d.name for d in system.lists]
-    anchors = [(lists[a], p) for a, p in g.anchors.tolist()]
+    anchors = [(lists[a], p) if a >= 0 else {BASE_CL: "CL", BASE_CR: "CR"}[int(features.addresses[p][0])]
+               for a, p in g.anchors.tolist()]
     by_anchor = dict(zip(anchors, groups[1:]))
+    walks_by_anchor = dict(zip(anchors, g.group_walks))
     focus = by_anchor[(lists[0], 0)]  # s0: the last of λ1
     assert {"s0.w", "s0.h.p", "s0.lcc.l", "s0.h2.w"} <= set(focus)
     assert all(name.count("b0") == 0 and "CL" not in name for name in focus)
+    # CL and CR: the word each picks between s0 and b0 anchors its own templates
+    assert set(by_anchor["CL"]) == {"CL.w", "CL.p", "CL.w+CL.p"} and set(by_anchor["CR"]) == {"CR.w", "CR.p", "CR.w+CR.p"}
     direct = set(groups[0])
-    assert {"s0.w+b0.w", "CL.p", "s0.p+dist(s0,b0)"} <= direct  # two anchors, or none
+    assert {"s0.w+b0.w", "s0.p+dist(s0,b0)"} <= direct  # two anchors
     # h2: the longest walk two steps back (children of children); no prev/next
     assert max(map(len, g.walks)) == 2 and not {WALK_PREV, WALK_NEXT} & {c for w in g.walks for c in w}
+    # groups that read no arc (s1, b1, b2, CL, CR: forms and tags) have no walks: kept all sentence long
+    assert walks_by_anchor[(lists[0], 1)] == () and walks_by_anchor["CL"] == ()
+    assert walks_by_anchor[(lists[0], 0)] and walks_by_anchor[(lists[2], 0)]
 
 
 def test_deep_groups_reach_and_neighbours(tmp_path):
@@ -130,10 +140,12 @@ def test_deep_groups_reach_and_neighbours(tmp_path):
     feats = tmp_path / "f.yaml"
     feats.write_text(DEEP, encoding="utf-8")
     g = scoring_groups(load_features(feats, system))
-    assert g.count == 2  # s0 (8 templates) and b0 (5); s1 has one template, summed directly
+    assert g.count == 3  # s0 (8 templates), b0 (5) and CL (3); s1 has one template, summed directly
     # s0.h2.lc1.vl: three steps, and a child count (the children of the last); prev and next
     assert max(map(len, g.walks)) == 4 and {WALK_PREV, WALK_NEXT} <= {c for w in g.walks for c in w}
     assert g.starts[1] == 3  # the two-anchor pairs and the lone s1 template
+    # CL's group: the arc at CL (the dependent itself) and CL's children (back to the head)
+    assert g.anchors[2][0] == -1 and set(g.group_walks[2]) == {(), (WALK_HEAD,)}
 
 
 @pytest.mark.parametrize("name", ["covington", "covington-nm", "covington-deep", "arc-eager"])
@@ -151,12 +163,12 @@ def test_the_check_fails_when_the_walks_are_cut(engines, name, cut):
     neighbours, some kept sums go stale: the self-check sees it, so the zero above means
     something."""
     engine = engines[name]
-    walks = engine.groups.walks
+    per_group = engine.groups.group_walks
     if cut == "shorter":
-        walks = tuple({w[:-1] for w in walks})
+        walks = tuple(tuple({w[:-1] for w in ws}) for ws in per_group)
     else:
-        assert any(WALK_PREV in w or WALK_NEXT in w for w in walks)
-        walks = tuple(w for w in walks if WALK_PREV not in w and WALK_NEXT not in w)
+        assert any(WALK_PREV in w or WALK_NEXT in w for w in engine.groups.walks)
+        walks = tuple(tuple(w for w in ws if WALK_PREV not in w and WALK_NEXT not in w) for ws in per_group)
     engine.bind_groups(walks=walks)
     try:
         mismatches, _, _ = checked_parse(engine, toy_batch(engine, TOY_TRAIN))
@@ -172,18 +184,19 @@ def test_every_walk_of_covington_is_needed(engines, name):
     stale.  Every token within two arcs of the dependent and of its heads (the rule before
     the walks) loses more kept sums, none of which was stale."""
     engine = engines[name]
-    walks = engine.groups.walks
+    walks, per_group = engine.groups.walks, engine.groups.group_walks
     assert set(walks) == {(), (WALK_HEAD,), (WALK_CHILDREN,), (WALK_CHILDREN, WALK_CHILDREN)}
     _, _, misses = checked_parse(engine, toy_batch(engine, TOY_TRAIN))
     within_two = {w for k in range(3) for w in product((WALK_HEAD, WALK_CHILDREN), repeat=k)}
-    engine.bind_groups(walks=tuple(within_two | {(WALK_HEAD,) + w for w in within_two}))
+    everywhere = tuple(within_two | {(WALK_HEAD,) + w for w in within_two})
+    engine.bind_groups(walks=tuple(everywhere for _ in per_group))
     try:
         stale, _, more = checked_parse(engine, toy_batch(engine, TOY_TRAIN))
     finally:
         engine.bind_groups()
     assert stale == 0 and more > misses
     for dropped in walks:
-        engine.bind_groups(walks=tuple(w for w in walks if w != dropped))
+        engine.bind_groups(walks=tuple(tuple(w for w in ws if w != dropped) for ws in per_group))
         try:
             mismatches, _, _ = checked_parse(engine, toy_batch(engine, TOY_TRAIN))
         finally:

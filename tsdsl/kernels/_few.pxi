@@ -84,7 +84,7 @@ cdef void gc_score_few(GroupCache* gc, const St* s, Feats* fx, const Model* m, i
     """gc_score() for the k outputs outs[0..k) only (see add_rows_few), out[j] bit for bit:
     the direct templates' rows for those outputs alone, and each group's kept sum (made
     whole when missing, as gc_score does: later steps read it again)."""
-    cdef int g, t, slot, n, j
+    cdef int g, n, j
     cdef size_t q
     cdef float* kept
     if fx.need_kids and not gc.kids_fresh:  # see gc_score
@@ -96,16 +96,14 @@ cdef void gc_score_few(GroupCache* gc, const St* s, Feats* fx, const Model* m, i
         out[j] = 0
     add_rows_few(m, feats, m.gord, m.gstart[1], outs, k, pos, out)
     for g in range(1, m.ngrp + 1):
-        t = list_at(s, fx, gc.anchor[2 * (g - 1)], gc.anchor[2 * (g - 1) + 1])
-        slot = t if tok_ok(s, t) else gc.slots - 1
-        q = <size_t>(g - 1) * gc.slots + slot
+        q = <size_t>(g - 1) * gc.slots + gc_slot(gc, s, fx, g)
         kept = gc.part + q * gc.C
-        if gc.stamp[q] != gc.ver[slot]:  # made whole and kept: later steps read it again
+        if gc.stamp[q] != gc.ver[q]:  # made whole and kept: later steps read it again
             n = m.gstart[g + 1] - m.gstart[g]
             hash_templates(fx, m, m.gord + m.gstart[g], n, feats)
             memset(kept, 0, sizeof(float) * m.C)
             add_rows(m, feats, m.gord + m.gstart[g], n, kept)
-            gc.stamp[q] = gc.ver[slot]
+            gc.stamp[q] = gc.ver[q]
             gc.misses += 1
         else:
             gc.hits += 1

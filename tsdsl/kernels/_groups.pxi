@@ -7,11 +7,14 @@
 # at them: the arc of a token (a head step, a label) or its children (a child step, a
 # valency, a label set).  So the group's sum (score in _model.pxi fixes it as its own sum,
 # from zero) is a function of t and of those arcs, and greedy parsing keeps it per
-# (group, token): each token has a version, and after a step that changed the arc of a
-# dependent d (added, removed, moved or relabelled), every token the reverse walks reach
-# from d gets a new version (tsdsl.learn.scoring.reverse_walks: each read walked back to its
-# anchor, over the arcs before and after the step).  A kept sum is used while its token's
-# version is the one it was made at.  Covington's parser moves its focus word back over the
+# (group, token): each (group, token) has a version, and after a step that changed the arc
+# of a dependent d (added, removed, moved or relabelled), every token the group's reverse
+# walks reach from d gets a new version for that group (tsdsl.learn.scoring.reverse_walks:
+# each read walked back to its anchor, over the arcs before and after the step; a group
+# that reads no arc has no walks, and its sums stay for the whole sentence).  A kept sum is
+# used while its version is the one it was made at.  The anchor is a list position, or the
+# word CL or CR picks (an address without steps, read from fx.at after extract_atoms): the
+# sum is still a function of that word and of the arcs its paths read.  Covington's parser moves its focus word back over the
 # same words for every buffer word: the sums of the focus word's own templates are then
 # made once per word and version, not once per step.  The scores are those of score() bit
 # for bit (with Learner.group_check set, parse_greedy checks that at every step).
@@ -26,24 +29,22 @@ cdef enum:
 
 
 cdef struct GroupCache:
-    const int* anchor   # per group g >= 1: (list, position) at 2 * (g - 1)
+    const int* anchor   # per group g >= 1: (list, position), or (-1, address), at 2 * (g - 1)
     int ngrp
-    const int* walks    # the reverse walks: per walk its length, then its steps
+    const int* walks    # the reverse walks: per walk its length, its steps, its groups' count and numbers
     int nwalks
     int C
     int slots           # per group: one per token, then the slot of "no token"
     int* stamp          # [ngrp * slots]: the version its sum was made at, -1: none
     float* part         # [ngrp * slots * C]: the sums
-    int* ver            # [slots]: per token
+    int* ver            # [ngrp * slots]: per group and token
     long long* gk       # scratch [ngrp]: gc_score's slot of each group (-1 - slot: not kept)
     unsigned int* ref   # scratch [templates]: gc_score's row references (resolve_rows), in group order
     int* mark           # scratch [slots]: stamps of the walks' sets
     int* front          # scratch [slots] each: a walk's set of tokens, and the next one
     int* front2
     int* changed        # scratch [slots]: the dependents whose arc the step changed
-    int* bump           # scratch [slots]: the stamp of the tokens to get a new version
     int wstamp
-    int bstamp
     int kids_fresh      # fx.kids and fx.sets are those of the arcs now (no arc changed since made)
     int* old_head       # [slots]: the heads and labels before the step
     int* old_lab
@@ -53,10 +54,10 @@ cdef struct GroupCache:
 
 cdef void gc_free(GroupCache* gc) noexcept nogil:
     free(gc.stamp); free(gc.part); free(gc.ver); free(gc.mark); free(gc.old_head); free(gc.old_lab)
-    free(gc.front); free(gc.front2); free(gc.changed); free(gc.bump); free(gc.gk); free(gc.ref)
+    free(gc.front); free(gc.front2); free(gc.changed); free(gc.gk); free(gc.ref)
     gc.gk = NULL; gc.ref = NULL
     gc.stamp = NULL; gc.part = NULL; gc.ver = NULL; gc.mark = NULL; gc.old_head = NULL; gc.old_lab = NULL
-    gc.front = NULL; gc.front2 = NULL; gc.changed = NULL; gc.bump = NULL
+    gc.front = NULL; gc.front2 = NULL; gc.changed = NULL
 
 
 cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, const int* walks, int nwalks,
@@ -72,18 +73,17 @@ cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, const int* w
     gc.misses = 0
     gc.stamp = <int*>malloc(sizeof(int) * gc.ngrp * gc.slots)
     gc.part = <float*>malloc(sizeof(float) * <size_t>gc.ngrp * gc.slots * gc.C)
-    gc.ver = <int*>malloc(sizeof(int) * gc.slots)
+    gc.ver = <int*>malloc(sizeof(int) * gc.ngrp * gc.slots)
     gc.mark = <int*>malloc(sizeof(int) * gc.slots)
     gc.old_head = <int*>malloc(sizeof(int) * gc.slots)
     gc.old_lab = <int*>malloc(sizeof(int) * gc.slots)
     gc.front = <int*>malloc(sizeof(int) * gc.slots)
     gc.front2 = <int*>malloc(sizeof(int) * gc.slots)
     gc.changed = <int*>malloc(sizeof(int) * gc.slots)
-    gc.bump = <int*>malloc(sizeof(int) * gc.slots)
     gc.gk = <long long*>malloc(sizeof(long long) * (gc.ngrp + 1))
     gc.ref = <unsigned int*>malloc(sizeof(unsigned int) * (m.gstart[m.ngrp + 1] + 1))
     if not (gc.stamp and gc.part and gc.ver and gc.mark and gc.old_head and gc.old_lab and gc.front
-            and gc.front2 and gc.changed and gc.bump and gc.gk and gc.ref):
+            and gc.front2 and gc.changed and gc.gk and gc.ref):
         gc_free(gc)
         return -1
     return 0
@@ -92,12 +92,20 @@ cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, const int* w
 cdef inline void gc_sentence(GroupCache* gc) noexcept nogil:
     """A new sentence: no sums kept, every version 0."""
     memset(gc.stamp, 0xFF, sizeof(int) * gc.ngrp * gc.slots)
-    memset(gc.ver, 0, sizeof(int) * gc.slots)
+    memset(gc.ver, 0, sizeof(int) * gc.ngrp * gc.slots)
     memset(gc.mark, 0, sizeof(int) * gc.slots)
-    memset(gc.bump, 0, sizeof(int) * gc.slots)
     gc.wstamp = 0
-    gc.bstamp = 0
     gc.kids_fresh = 0
+
+
+cdef inline int gc_slot(const GroupCache* gc, const St* s, const Feats* fx, int g) noexcept nogil:
+    """The slot of group g's anchor token in s (its last slot: no token), after extract_atoms."""
+    cdef int t
+    if gc.anchor[2 * (g - 1)] < 0:
+        t = fx.at[gc.anchor[2 * (g - 1) + 1]]
+    else:
+        t = list_at(s, fx, gc.anchor[2 * (g - 1)], gc.anchor[2 * (g - 1) + 1])
+    return t if t >= 0 and tok_ok(s, t) else gc.slots - 1
 
 
 cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, float* out) noexcept nogil:
@@ -106,7 +114,7 @@ cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* 
     bucket is hashed before any row is read, so that the references of all of them are on
     their way (hash_templates prefetches them) while the others hash; the sums are then made
     and added in score()'s order."""
-    cdef int g, t, slot, n
+    cdef int g, n
     cdef size_t k
     cdef float* part
     if fx.need_kids and not gc.kids_fresh:  # a step that built, moved or removed no arc keeps them
@@ -115,14 +123,12 @@ cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* 
     extract_atoms(s, fx)
     hash_templates(fx, m, m.gord, m.gstart[1], feats)
     for g in range(1, m.ngrp + 1):
-        t = list_at(s, fx, gc.anchor[2 * (g - 1)], gc.anchor[2 * (g - 1) + 1])
-        slot = t if tok_ok(s, t) else gc.slots - 1
-        k = <size_t>(g - 1) * gc.slots + slot
+        k = <size_t>(g - 1) * gc.slots + gc_slot(gc, s, fx, g)
         gc.gk[g - 1] = <long long>k
-        if gc.stamp[k] != gc.ver[slot]:
+        if gc.stamp[k] != gc.ver[k]:
             gc.gk[g - 1] = -1 - <long long>k
             hash_templates(fx, m, m.gord + m.gstart[g], m.gstart[g + 1] - m.gstart[g], feats)
-            gc.stamp[k] = gc.ver[slot]
+            gc.stamp[k] = gc.ver[k]
     if m.sp_ref != NULL:  # the rows of them all on their way before the first is added
         resolve_rows(m, feats, m.gord, 0, m.gstart[1], gc.ref)
         for g in range(1, m.ngrp + 1):
@@ -195,13 +201,14 @@ cdef int gc_walk_step(GroupCache* gc, const St* s, int code, const int* cur, int
 
 
 cdef void gc_after(GroupCache* gc, const St* s) noexcept nogil:
-    """After a step: a new version for every token the reverse walks reach from a dependent
-    whose arc the step changed (see the top of this file)."""
-    cdef int t, i, w, n, L, nd = 0, nt = s.ntok
+    """After a step: a new version, for each group, of every token that group's reverse walks
+    reach from a dependent whose arc the step changed (see the top of this file)."""
+    cdef int t, i, w, n, L, g, ng, nd = 0, nt = s.ntok
     cdef const int* walk = gc.walks
     cdef int* cur
     cdef int* nxt
     cdef int* tmp
+    cdef int* ver
     for t in range(nt):
         if s.head[t] != gc.old_head[t] or s.lab[t] != gc.old_lab[t]:
             gc.changed[nd] = t
@@ -209,7 +216,6 @@ cdef void gc_after(GroupCache* gc, const St* s) noexcept nogil:
     if nd == 0:
         return
     gc.kids_fresh = 0
-    gc.bstamp += 1
     for w in range(gc.nwalks):
         L = walk[0]
         cur = gc.front
@@ -223,9 +229,10 @@ cdef void gc_after(GroupCache* gc, const St* s) noexcept nogil:
             tmp = cur
             cur = nxt
             nxt = tmp
-        for i in range(n):
-            gc.bump[cur[i]] = gc.bstamp
         walk += 1 + L
-    for t in range(nt):
-        if gc.bump[t] == gc.bstamp:
-            gc.ver[t] += 1
+        ng = walk[0]
+        for g in range(ng):  # a token reached twice gets two new versions: as good as one
+            ver = gc.ver + <size_t>(walk[1 + g] - 1) * gc.slots
+            for i in range(n):
+                ver[cur[i]] += 1
+        walk += 1 + ng

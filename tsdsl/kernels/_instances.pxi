@@ -22,6 +22,16 @@
 # update; the cached features are then only re-scored).  Without locality the signature
 # holds the step number, so nothing is reused across steps (LEFT and RIGHT of one pair
 # still share one extraction).
+#
+# Instance groups (greedy parsing only: the weights do not move).  An attachment re-scores
+# the instances around it, and most of them differ from an instance scored before in one
+# of their outer bases alone (O[i+2], O[j-2] ...), not in the tokens their pair spans.  The
+# templates of a feature program that read the same few bases form a group
+# (tsdsl.learn.scoring.instance_groups); score() sums each group's rows on their own, and
+# parsing keeps each group's sum in a table of its own, keyed by the group's base tokens
+# (with their versions where the group reads arcs there).  A re-scored instance then
+# hashes and adds only the templates in no group and the groups not kept.  The sums are
+# those of score() bit for bit: the same rows, in the same order.
 
 cdef struct InstCache:
     uint64_t* sig       # per slot: the signature held (0: empty)
@@ -49,7 +59,21 @@ cdef struct InstCache:
     int* pm_slot        # ... its slot (the LEFT and RIGHT instances of one pair share them) ...
     int* pm_i1          # ... and its second index
     int pn              # indexes i0 below pn have entries (the longest sentence's tokens + 1)
+    int* act            # the sentence's instances: those of the table whose indexes are its tokens, in table order
+    int n_act
     int use_ubest       # inst_best reads ubest (Learner.unit_best) instead of every output's score
+    int ng              # instance groups kept (parsing; 0: none): per group g >= 1 ...
+    const int* gbase    # ... at gbase[goff[g - 1]]: the count of its bases, then (base index, arcs read) each
+    int* goff
+    uint64_t* gsig      # [ng * slots]: the group signature held (0: empty)
+    float* gsum         # [ng * slots * C]: its sum
+    int* gmiss          # scratch [ng + 1]: the slot of each group's sum to make (-1: kept)
+    float* gchk         # scratch [C]: the scores from scratch (check: Learner.group_check)
+    unsigned int* gref  # scratch [nf]: the rows' references (resolve_rows), in group order
+    int check
+    long long mismatches
+    long long ghits
+    long long gmisses
     long long hits
     long long misses
 
@@ -57,17 +81,23 @@ cdef struct InstCache:
 cdef void inst_free(InstCache* ic) noexcept nogil:
     free(ic.sig); free(ic.sstamp); free(ic.sc); free(ic.ubest); free(ic.feats); free(ic.ver)
     free(ic.uo_start); free(ic.uo_list); free(ic.fg); free(ic.fp)
-    free(ic.pm_step); free(ic.pm_sig); free(ic.pm_slot); free(ic.pm_i1)
+    free(ic.pm_step); free(ic.pm_sig); free(ic.pm_slot); free(ic.pm_i1); free(ic.act)
+    ic.act = NULL
+    free(ic.goff); free(ic.gsig); free(ic.gsum); free(ic.gmiss); free(ic.gchk); free(ic.gref)
+    ic.goff = NULL; ic.gsig = NULL; ic.gsum = NULL; ic.gmiss = NULL; ic.gchk = NULL; ic.gref = NULL
     ic.pm_step = NULL; ic.pm_sig = NULL; ic.pm_slot = NULL; ic.pm_i1 = NULL
     ic.sig = NULL; ic.sstamp = NULL; ic.sc = NULL; ic.ubest = NULL; ic.feats = NULL; ic.ver = NULL
     ic.uo_start = NULL; ic.uo_list = NULL; ic.fg = NULL; ic.fp = NULL
 
 
 cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, const int* base, int n_base,
-                   int local) noexcept nogil:
+                   int local, const int* gbase, int ng) noexcept nogil:
     """Allocate the cache for sentences of up to maxn words whose action table has nact
-    instances; -1 when out of memory."""
-    cdef int slots = 64, u, c, j, k
+    instances, with ng instance groups described by gbase (0: none; see the top of this
+    file); -1 when out of memory."""
+    cdef int slots = 64, u, c, j, k, g
+    ic.goff = NULL; ic.gsig = NULL; ic.gsum = NULL; ic.gmiss = NULL; ic.gchk = NULL; ic.gref = NULL
+    ic.ng, ic.gbase, ic.ghits, ic.gmisses, ic.check, ic.mismatches = 0, gbase, 0, 0, 0, 0
     while slots < 4 * nact:
         slots *= 2
     ic.slots, ic.C, ic.nf, ic.base, ic.n_base, ic.local = slots, m.C, nf, base, n_base, local
@@ -84,14 +114,31 @@ cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, co
     ic.ubest = <int*>malloc(sizeof(int) * <size_t>slots * (N_ACTIONS + 1))
     ic.feats = <int*>malloc(sizeof(int) * <size_t>slots * (nf + 1))
     ic.ver = <int*>malloc(sizeof(int) * (maxn + 3))
+    ic.act = <int*>malloc(sizeof(int) * (nact + 1))
+    ic.n_act = 0
     ic.uo_start = <int*>malloc(sizeof(int) * (N_ACTIONS + 2))
     ic.uo_list = <int*>malloc(sizeof(int) * (MAX_CLASS_UNITS * m.C + 1))
     ic.fg = <int*>malloc(sizeof(int) * (nf + 1))
     ic.fp = <int*>malloc(sizeof(int) * (nf + 1))
     if not (ic.pm_step and ic.pm_sig and ic.pm_slot and ic.pm_i1 and ic.sig and ic.sstamp and ic.sc and ic.ubest
-            and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg and ic.fp):
+            and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg and ic.fp and ic.act):
         inst_free(ic)
         return -1
+    if ng > 0 and local:
+        ic.goff = <int*>malloc(sizeof(int) * (ng + 1))
+        ic.gsig = <uint64_t*>calloc(<size_t>ng * slots, sizeof(uint64_t))
+        ic.gsum = <float*>malloc(sizeof(float) * <size_t>ng * slots * m.C + sizeof(float))
+        ic.gmiss = <int*>malloc(sizeof(int) * (ng + 1))
+        ic.gchk = <float*>malloc(sizeof(float) * (m.C + 1))
+        ic.gref = <unsigned int*>malloc(sizeof(unsigned int) * (nf + 1))
+        if not (ic.goff and ic.gsig and ic.gsum and ic.gmiss and ic.gchk and ic.gref):
+            inst_free(ic)
+            return -1
+        k = 0
+        for g in range(ng):
+            ic.goff[g] = k
+            k += 1 + 2 * gbase[k]
+        ic.ng = ng
     k = 0
     for u in range(N_ACTIONS):
         ic.uo_start[u] = k
@@ -105,10 +152,18 @@ cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, co
     return 0
 
 
-cdef inline void inst_sentence(InstCache* ic, int n) noexcept nogil:
-    """A new sentence: versions start over (the sentence counter keeps old signatures apart)."""
+cdef inline void inst_sentence(InstCache* ic, const St* s, int n) noexcept nogil:
+    """A new sentence s of n words (started): versions start over (the sentence counter keeps
+    old signatures apart), and its instances are listed: the table is the longest sentence's,
+    and an instance whose index is past every list of this one never applies."""
+    cdef int a, k = 0
     ic.gen += 1
     memset(ic.ver, 0, sizeof(int) * (n + 3))
+    for a in range(s.nact):
+        if s.atab[3 * a + 1] < s.ntok and s.atab[3 * a + 2] < s.ntok:
+            ic.act[k] = a
+            k += 1
+    ic.n_act = k
 
 
 cdef uint64_t inst_sig(InstCache* ic, const St* s, const Feats* fx) noexcept nogil:
@@ -125,6 +180,70 @@ cdef uint64_t inst_sig(InstCache* ic, const St* s, const Feats* fx) noexcept nog
     return h | 1
 
 
+cdef uint64_t group_sig(const InstCache* ic, const St* s, const Feats* fx, int g) noexcept nogil:
+    """The signature of instance group g (0-based) for the instance (fx.i0, fx.i1) in s: its
+    base tokens, with their versions where the group reads arcs (never 0)."""
+    cdef const int* gb = ic.gbase + ic.goff[g]
+    cdef uint64_t h = mix64((ic.gen * <uint64_t>0x9E3779B97F4A7C15ULL) ^ (<uint64_t>(g + 1) << 56))
+    cdef int k, b, t, v
+    for k in range(gb[0]):
+        b = gb[1 + 2 * k]
+        t = instance_token(s, fx, ic.base[4 * b], ic.base[4 * b + 1], ic.base[4 * b + 2])
+        v = ic.ver[t] if t >= 0 and gb[2 + 2 * k] else 0
+        h = mix64(h ^ (<uint64_t>(t + 2) | (<uint64_t>v << 32)) ^ (<uint64_t>(b + 1) << 52))
+    return h | 1
+
+
+cdef void grouped_scores(InstCache* ic, const St* s, Feats* fx, const Model* m, int* f, float* sc) noexcept nogil:
+    """score() of the instance (fx.i0, fx.i1) into sc, each instance group's sum from its
+    table when kept (greedy parsing: the weights do not move).  f gets the buckets of the
+    templates hashed (those of kept groups are not).  As gc_score: every bucket hashed and
+    every row's reference read before the first row is added."""
+    cdef int g, n, c
+    cdef uint64_t h
+    cdef size_t gs
+    cdef float* part
+    extract_atoms(s, fx)
+    hash_templates(fx, m, m.gord, m.gstart[1], f)
+    for g in range(ic.ng):
+        h = group_sig(ic, s, fx, g)
+        gs = <size_t>g * ic.slots + <size_t>((h >> 17) & <uint64_t>(ic.slots - 1))
+        if ic.gsig[gs] == h:
+            ic.gmiss[g] = -1 - <int>gs
+            ic.ghits += 1
+            part = ic.gsum + gs * m.C
+            for c in range(0, m.C, 16):
+                TSDSL_PREFETCH(part + c)
+        else:
+            ic.gsig[gs] = h
+            ic.gmiss[g] = <int>gs
+            hash_templates(fx, m, m.gord + m.gstart[g + 1], m.gstart[g + 2] - m.gstart[g + 1], f)
+            ic.gmisses += 1
+    if m.sp_ref != NULL:
+        resolve_rows(m, f, m.gord, 0, m.gstart[1], ic.gref)
+        for g in range(ic.ng):
+            if ic.gmiss[g] >= 0:
+                resolve_rows(m, f, m.gord + m.gstart[g + 1], 0, m.gstart[g + 2] - m.gstart[g + 1],
+                             ic.gref + m.gstart[g + 1])
+    memset(sc, 0, sizeof(float) * m.C)
+    if m.sp_ref != NULL:
+        add_resolved(m, ic.gref, m.gstart[1], sc)
+    else:
+        add_rows(m, f, m.gord, m.gstart[1], sc)
+    for g in range(ic.ng):
+        if ic.gmiss[g] >= 0:
+            part = ic.gsum + <size_t>ic.gmiss[g] * m.C
+            n = m.gstart[g + 2] - m.gstart[g + 1]
+            memset(part, 0, sizeof(float) * m.C)
+            if m.sp_ref != NULL:
+                add_resolved(m, ic.gref + m.gstart[g + 1], n, part)
+            else:
+                add_rows(m, f, m.gord + m.gstart[g + 1], n, part)
+        else:
+            part = ic.gsum + <size_t>(-1 - ic.gmiss[g]) * m.C
+        tsdsl_add_row(sc, part, m.C)
+
+
 cdef float* inst_scores(InstCache* ic, const St* s, Feats* fx, const Model* m, bint* kids_ready) noexcept nogil:
     """The C scores of the instance (fx.i0, fx.i1) in s, from the cache when its signature
     and the weights are unchanged."""
@@ -132,6 +251,22 @@ cdef float* inst_scores(InstCache* ic, const St* s, Feats* fx, const Model* m, b
     cdef size_t slot = <size_t>((sig >> 17) & <uint64_t>(ic.slots - 1))
     cdef int* f = ic.feats + slot * ic.nf
     cdef float* sc = ic.sc + slot * ic.C
+    if ic.ng > 0 and ic.sig[slot] != sig:  # parsing with instance groups: the scores at once
+        if fx.need_kids and not kids_ready[0]:
+            kids_compute(s, fx.kids, fx.sets)
+            kids_ready[0] = True
+        grouped_scores(ic, s, fx, m, f, sc)
+        if ic.check:  # Learner.group_check: every template hashed and added, as score() does
+            extract_core(s, fx, m, ic.fg)
+            score(m, ic.fg, ic.nf, ic.gchk)
+            if memcmp(ic.gchk, sc, sizeof(float) * m.C) != 0:
+                ic.mismatches += 1
+        ic.sig[slot] = sig
+        ic.sstamp[slot] = ic.wstamp
+        unit_bests(ic, sc, ic.ubest + slot * N_ACTIONS)
+        ic.misses += 1
+        ic.last = slot
+        return sc
     if ic.sig[slot] != sig:
         if fx.need_kids and not kids_ready[0]:
             kids_compute(s, fx.kids, fx.sets)
@@ -230,16 +365,16 @@ cdef int inst_best(InstCache* ic, St* s, Feats* fx, const Model* m, int* best_a,
     (first in table and output order on ties); returns how many instances are legal.  With
     root_rule, among the pairs that are not root_label_wrong (best_c -1 if none is): parsing
     asks again so when the best pair is, which is rare."""
-    cdef int a, k, c, u, count = 0
+    cdef int a, k, c, u, q, count = 0
     cdef Py_ssize_t way
     cdef float* sc
     cdef float top = 0
     best_a[0] = -1
     best_c[0] = -1
     ic.salt += 1
-    for a in range(s.nact):
-        # an index past every list of this sentence (the table is the longest one's) never applies
-        if s.atab[3 * a + 1] >= s.ntok or s.atab[3 * a + 2] >= s.ntok or not valid_nt(s, a):
+    for q in range(ic.n_act):  # the sentence's instances (inst_sentence), in table order
+        a = ic.act[q]
+        if not valid_nt(s, a):
             continue
         count += 1
         u = s.atab[3 * a]
@@ -309,13 +444,17 @@ cdef bint inst_has_output(const InstCache* ic, int u, int c) noexcept nogil:
 
 # ---- the drivers: training and parsing over instances (tsdsl.learn.engine calls them) ----
 
-cdef int open_instances(Learner self, InstCache* ic, int nact, int maxn) except -1:
+cdef int open_instances(Learner self, InstCache* ic, int nact, int maxn, bint parsing=False) except -1:
+    """Open the instance cache; with parsing (the weights stay as they are), with the
+    instance groups (set_instance_groups; none when the groups are not those of score())."""
     if not UNBOUNDED:
         raise ValueError("scoring family instances needs a capacity-inf kernel")
     self.reserve(maxn)
+    cdef int ng = self.inst_ng if parsing and self.m.ngrp == self.inst_ng and self.inst_groups_on else 0
     if inst_open(ic, &self.m, self.fx.n_tpl, nact, maxn, self.inst_base, self.n_inst_base,
-                 self.inst_local) < 0:
+                 self.inst_local, self.inst_gbase, ng) < 0:
         raise MemoryError()
+    ic.check = self.group_check
     ic.use_ubest = self.unit_best
     return 0
 
@@ -373,7 +512,7 @@ def train_instances(Learner self, object offsets_, object tokens, object order_,
             s.atab = atab
             s.nact = nact
             st_start(&s, n)
-            inst_sentence(&ic, n)
+            inst_sentence(&ic, &s, n)
             self.fx.tok = cp.tok + off
             self.fx.stride = cp.stride
             for k in range(starts[si], starts[si + 1]):
@@ -420,7 +559,7 @@ def train_instances_greedy(Learner self, object gold_heads, object gold_labels, 
         raise ValueError("training needs gold heads and labels, and an order")
     cdef const int* atab = int32_data(atab_, "action table", 3 * nact)
     cdef Py_ssize_t oi
-    cdef int si, n, off, k, a, u, c, lab, h, d, cost, mc, maxn = 0, steps, limit, nf = self.fx.n_tpl
+    cdef int si, n, off, k, a, q, u, c, lab, h, d, cost, mc, maxn = 0, steps, limit, nf = self.fx.n_tpl
     cdef int pa, pc, pcost, ga, gc, arc
     cdef float ps, gs
     cdef long long n_steps = 0, n_wrong = 0, n_stuck = 0
@@ -467,7 +606,7 @@ def train_instances_greedy(Learner self, object gold_heads, object gold_labels, 
             tmp.nact = nact
             st_start(&tmp, n)
             gold_attach(&tmp, blk)
-            inst_sentence(&ic, n)
+            inst_sentence(&ic, &s, n)
             self.fx.tok = cp.tok + off
             self.fx.stride = cp.stride
             steps = 0
@@ -482,7 +621,8 @@ def train_instances_greedy(Learner self, object gold_heads, object gold_labels, 
                 pa = pc = ga = gc = -1
                 ps = gs = 0
                 pcost = mc = ILLEGAL
-                for a in range(s.nact):
+                for q in range(ic.n_act):
+                    a = ic.act[q]
                     if urow[a] == ILLEGAL or not valid_nt(&s, a):
                         continue
                     u = s.atab[3 * a]
@@ -546,7 +686,7 @@ def parse_instances(Learner self, object offsets_, object tokens, object out_hea
     cdef Model* m = &self.m
     for si in range(n_sent):
         maxn = max(maxn, cp.offsets[si + 1] - cp.offsets[si])
-    open_instances(self, &ic, nact, maxn)
+    open_instances(self, &ic, nact, maxn, True)
     smem = <char*>malloc(st_size(maxn))
     if smem == NULL:
         inst_free(&ic)
@@ -563,7 +703,7 @@ def parse_instances(Learner self, object offsets_, object tokens, object out_hea
             s.atab = atab
             s.nact = nact
             st_start(&s, n)
-            inst_sentence(&ic, n)
+            inst_sentence(&ic, &s, n)
             self.fx.tok = cp.tok + off
             self.fx.stride = cp.stride
             steps = 0
@@ -585,6 +725,9 @@ def parse_instances(Learner self, object offsets_, object tokens, object out_hea
                 out_heads[off + d - 1] = out_head(&s, d)
                 out_labels[off + d - 1] = s.lab[d] if s.head[d] >= 0 else -1
     self.cache_hits, self.cache_misses = ic.hits, ic.misses
+    self.group_hits, self.group_misses = ic.ghits, ic.gmisses
+    if ic.check:
+        self.group_mismatches = ic.mismatches
     free(smem)
     inst_free(&ic)
     if stop:

@@ -88,6 +88,11 @@ cdef class Learner:
     cdef const int* inst_base
     cdef int n_inst_base
     cdef int inst_local
+    cdef object inst_gkeep  # capacity inf: the instance groups' bases (see set_instance_groups)
+    cdef const int* inst_gbase
+    cdef int inst_ng
+    cdef public bint inst_groups_on         # capacity inf: parsing keeps the instance groups' sums (default on)
+    cdef public long long group_hits, group_misses  # capacity inf: instance group sums kept / made in the last parse
     cdef public long long cache_hits, cache_misses
     cdef object sp_keep     # parsing: the sparse table's arrays (see set_sparse)
     cdef object grp_keep    # the scoring groups' arrays (see set_groups)
@@ -177,6 +182,11 @@ cdef class Learner:
         self.inst_base = NULL
         self.n_inst_base = 0
         self.inst_local = 0
+        self.inst_gbase = NULL
+        self.inst_ng = 0
+        self.inst_groups_on = True
+        self.group_hits = 0
+        self.group_misses = 0
         self.max_n = -1
         self.m.C = C
         self.m.mask = mask
@@ -287,9 +297,11 @@ cdef class Learner:
     def set_groups(self, object order, object starts, int ngrp, object anchors, object walks, int nwalks):
         """Score in groups (see score() and _groups.pxi): order, int32, every template number
         once, group by group; starts, int32 ngrp + 2, where each group begins in order (group
-        0, summed directly, then groups 1..ngrp) and the end; anchors, int32 2 * ngrp, the
-        (list, position) each group's addresses start at; walks, int32, nwalks reverse walks
-        (tsdsl.learn.scoring.reverse_walks), each its length, then its steps."""
+        0, summed directly, then groups 1..ngrp) and the end; anchors, int32 2 * ngrp, per
+        group the (list, position) its addresses start at, (-1, address) for an address
+        without steps (the word CL or CR picks), or (-2, k) for an instance group; walks, int32, nwalks reverse walks
+        (tsdsl.learn.scoring.reverse_walks), each its length, its steps, the number of groups
+        it serves and their numbers."""
         cdef int nt = self.fx.n_tpl, k, g, w, nw
         cdef const int* od = int32_data(order, "group order", nt)
         cdef const int* st = int32_data(starts, "group starts", ngrp + 2)
@@ -308,13 +320,25 @@ cdef class Learner:
                 if not WALK_HEAD <= wk[k + g] <= WALK_NEXT:
                     raise ValueError("bad scoring group walk step")
             k += 1 + nw
+            if not 0 <= wk[k] < n_int - k:
+                raise ValueError("bad scoring group walks")
+            for g in range(1, wk[k] + 1):
+                if not 1 <= wk[k + g] <= ngrp:
+                    raise ValueError("bad scoring group walk group")
+            k += 1 + wk[k]
         if k != n_int:
             raise ValueError("bad scoring group walks")
         for g in range(ngrp + 1):
             if st[g + 1] < st[g] or (g > 0 and st[g + 1] == st[g]):
                 raise ValueError("bad scoring groups")
         for g in range(ngrp):
-            if not 0 <= an[2 * g] < NLX or an[2 * g + 1] < 0:
+            if an[2 * g] == -2:  # an instance group (capacity inf: see set_instance_groups)
+                if not UNBOUNDED:
+                    raise ValueError("instance groups need a capacity-inf kernel")
+            elif an[2 * g] == -1:
+                if not 0 <= an[2 * g + 1] < self.fx.n_addr or self.fx.addr[an[2 * g + 1] * ADDR_W + 3] != 0:
+                    raise ValueError("bad scoring group anchor address")
+            elif not 0 <= an[2 * g] < NLX or an[2 * g + 1] < 0:
                 raise ValueError("bad scoring group anchor")
         seen = bytearray(nt)
         for k in range(nt):
@@ -353,6 +377,30 @@ cdef class Learner:
         self.n_inst_base = n_base
         self.inst_local = local
         self.inst_keep = bases
+
+    def set_instance_groups(self, object gbase, int ng):
+        """Capacity inf: the bases of groups 1..ng of set_groups (which must be given too, with
+        the same ng), int32: per group the count of its bases, then (base index in the rows of
+        set_instances, 1 when the group reads arcs at or below that base's token) each.  Greedy
+        parsing keeps each group's sum per signature of those bases (see _instances.pxi)."""
+        cdef Py_ssize_t n_int = len(gbase)
+        cdef const int* gb = int32_data(gbase, "instance group bases", n_int) if n_int else NULL
+        cdef Py_ssize_t k = 0
+        cdef int g, j
+        if ng < 0 or (ng > 0 and self.inst_base == NULL):
+            raise ValueError("instance groups need the instance bases (set_instances) first")
+        for g in range(ng):
+            if k >= n_int or not 1 <= gb[k] <= self.n_inst_base or k + 1 + 2 * gb[k] > n_int:
+                raise ValueError("bad instance group bases")
+            for j in range(gb[k]):
+                if not 0 <= gb[k + 1 + 2 * j] < self.n_inst_base or gb[k + 2 + 2 * j] not in (0, 1):
+                    raise ValueError("bad instance group base")
+            k += 1 + 2 * gb[k]
+        if k != n_int:
+            raise ValueError("bad instance group bases")
+        self.inst_gbase = gb
+        self.inst_ng = ng
+        self.inst_gkeep = gbase
 
     def train_greedy(self, object gold_heads, object gold_labels, object offsets_, object tokens,
                      object order_, int ol, int dynamic, double explore_p, unsigned long long seed):

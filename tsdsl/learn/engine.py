@@ -76,14 +76,18 @@ class Engine:
             self._bases = np.ascontiguousarray(features.instance_bases, dtype=np.int32).reshape(-1)
             self.cached = bool(cache and instance_cache_exact(kernel.system, features))
             self.learner.set_instances(self._bases, len(self._bases) // 4, int(self.cached))
+            if self.groups.instance_bases:
+                self._inst_groups = self.groups.instance_table()
+                self.learner.set_instance_groups(self._inst_groups, self.groups.count)
 
-    def bind_groups(self, *, walks: Optional[tuple[tuple[int, ...], ...]] = None) -> None:
+    def bind_groups(self, *, walks: Optional[tuple[tuple[tuple[int, ...], ...], ...]] = None) -> None:
         """Give the kernel the scoring groups (:mod:`~tsdsl.learn.scoring`); ``walks`` replace
-        their reverse walks (the tests cut them short to see the self-check fail)."""
+        their reverse walks, one tuple of walks per group (the tests cut them short to see the
+        self-check fail)."""
         g = self.groups
-        walks = g.walks if walks is None else walks
+        table, nwalks = g.walk_table(walks)
         self.learner.set_groups(g.order, g.starts, g.count, np.ascontiguousarray(g.anchors.reshape(-1)),
-                                g.walk_table(walks), len(walks))
+                                table, nwalks)
 
     def averaged(self) -> SparseWeights:
         """The averaged-perceptron weights (training), sparse: every weight ever updated,
