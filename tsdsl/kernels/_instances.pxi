@@ -61,6 +61,12 @@ cdef struct InstCache:
     int pn              # indexes i0 below pn have entries (the longest sentence's tokens + 1)
     int* act            # the sentence's instances: those of the table whose indexes are its tokens, in table order
     int n_act
+    uint64_t* key       # [NLX * kcap * 2]: per list and position, the mixed token, and token and version (inst_keys)
+    int kcap
+    int klen[NLX]       # the lists' lengths when the keys were made
+    uint64_t kstep      # the step (salt) they were made at
+    uint64_t seed       # the sentence's signature seed
+    uint64_t none_key   # the key of no token
     int use_ubest       # inst_best reads ubest (Learner.unit_best) instead of every output's score
     int ng              # instance groups kept (parsing; 0: none): per group g >= 1 ...
     const int* gbase    # ... at gbase[goff[g - 1]]: the count of its bases, then (base index, arcs read) each
@@ -81,8 +87,8 @@ cdef struct InstCache:
 cdef void inst_free(InstCache* ic) noexcept nogil:
     free(ic.sig); free(ic.sstamp); free(ic.sc); free(ic.ubest); free(ic.feats); free(ic.ver)
     free(ic.uo_start); free(ic.uo_list); free(ic.fg); free(ic.fp)
-    free(ic.pm_step); free(ic.pm_sig); free(ic.pm_slot); free(ic.pm_i1); free(ic.act)
-    ic.act = NULL
+    free(ic.pm_step); free(ic.pm_sig); free(ic.pm_slot); free(ic.pm_i1); free(ic.act); free(ic.key)
+    ic.act = NULL; ic.key = NULL
     free(ic.goff); free(ic.gsig); free(ic.gsum); free(ic.gmiss); free(ic.gchk); free(ic.gref)
     ic.goff = NULL; ic.gsig = NULL; ic.gsum = NULL; ic.gmiss = NULL; ic.gchk = NULL; ic.gref = NULL
     ic.pm_step = NULL; ic.pm_sig = NULL; ic.pm_slot = NULL; ic.pm_i1 = NULL
@@ -116,12 +122,16 @@ cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, co
     ic.ver = <int*>malloc(sizeof(int) * (maxn + 3))
     ic.act = <int*>malloc(sizeof(int) * (nact + 1))
     ic.n_act = 0
+    ic.kcap = maxn + 3
+    ic.key = <uint64_t*>malloc(sizeof(uint64_t) * NLX * <size_t>ic.kcap * 2)
+    ic.kstep = <uint64_t>-1
+    ic.none_key = mix64(<uint64_t>1)
     ic.uo_start = <int*>malloc(sizeof(int) * (N_ACTIONS + 2))
     ic.uo_list = <int*>malloc(sizeof(int) * (MAX_CLASS_UNITS * m.C + 1))
     ic.fg = <int*>malloc(sizeof(int) * (nf + 1))
     ic.fp = <int*>malloc(sizeof(int) * (nf + 1))
     if not (ic.pm_step and ic.pm_sig and ic.pm_slot and ic.pm_i1 and ic.sig and ic.sstamp and ic.sc and ic.ubest
-            and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg and ic.fp and ic.act):
+            and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg and ic.fp and ic.act and ic.key):
         inst_free(ic)
         return -1
     if ng > 0 and local:
@@ -158,6 +168,8 @@ cdef inline void inst_sentence(InstCache* ic, const St* s, int n) noexcept nogil
     and an instance whose index is past every list of this one never applies."""
     cdef int a, k = 0
     ic.gen += 1
+    ic.seed = mix64(ic.gen * <uint64_t>0x9E3779B97F4A7C15ULL)
+    ic.kstep = <uint64_t>-1
     memset(ic.ver, 0, sizeof(int) * (n + 3))
     for a in range(s.nact):
         if s.atab[3 * a + 1] < s.ntok and s.atab[3 * a + 2] < s.ntok:
@@ -166,32 +178,68 @@ cdef inline void inst_sentence(InstCache* ic, const St* s, int n) noexcept nogil
     ic.n_act = k
 
 
+cdef void inst_keys(InstCache* ic, const St* s, const Feats* fx) noexcept nogil:
+    """Per position of every list, the keys of its token for this step (base_key): the token
+    mixed, and the token and its version mixed; made once a step (ic.salt) instead of once
+    per instance and base."""
+    cdef int k, pos, t, L
+    cdef uint64_t* row
+    if ic.kstep == ic.salt:
+        return
+    ic.kstep = ic.salt
+    for k in range(NLX):
+        L = s.hi[k] - s.lo[k]
+        L = L if L < ic.kcap else ic.kcap
+        ic.klen[k] = L
+        row = ic.key + <size_t>k * ic.kcap * 2
+        for pos in range(L):
+            t = list_at(s, fx, k, pos)
+            if t >= 0 and tok_ok(s, t):
+                row[2 * pos] = mix64(<uint64_t>(t + 2))
+                row[2 * pos + 1] = mix64(<uint64_t>(t + 2) | (<uint64_t>ic.ver[t] << 32)) if ic.ver[t] else row[2 * pos]
+            else:
+                row[2 * pos] = ic.none_key
+                row[2 * pos + 1] = ic.none_key
+
+
+cdef inline uint64_t base_key(const InstCache* ic, const Feats* fx, int b, int arcs) noexcept nogil:
+    """The key of instance base b (a row of ic.base) for the instance (fx.i0, fx.i1): its
+    token's key from inst_keys, with the token's version when arcs (a feature reads the arcs
+    at or below it), or the key of no token."""
+    cdef int lst = ic.base[4 * b + 1]
+    cdef int pos = (fx.i0 if ic.base[4 * b] == 3 else fx.i1) - 1 + ic.base[4 * b + 2]
+    if pos < 0 or lst < 0 or lst >= NLX or pos >= ic.klen[lst]:
+        return ic.none_key
+    return ic.key[(<size_t>lst * ic.kcap + pos) * 2 + (1 if arcs else 0)]
+
+
+cdef inline uint64_t rotl64(uint64_t x, int r) noexcept nogil:
+    return (x << r) | (x >> (64 - r))
+
+
 cdef uint64_t inst_sig(InstCache* ic, const St* s, const Feats* fx) noexcept nogil:
-    """The signature of the instance (fx.i0, fx.i1) in s (never 0)."""
-    cdef uint64_t h = mix64(ic.gen * <uint64_t>0x9E3779B97F4A7C15ULL)
-    cdef int b, t, v
+    """The signature of the instance (fx.i0, fx.i1) in s (never 0): its base tokens with
+    their versions (inst_keys), each key turned by its base's own rotation, then mixed."""
+    cdef uint64_t h = ic.seed
+    cdef int b
     if not ic.local:
         h = mix64(h ^ (ic.salt * <uint64_t>0xD6E8FEB86659FD93ULL))
         return mix64(h ^ (<uint64_t>(fx.i0 + 1) << 32) ^ <uint64_t>(fx.i1 + 1)) | 1
+    inst_keys(ic, s, fx)
     for b in range(ic.n_base):
-        t = instance_token(s, fx, ic.base[4 * b], ic.base[4 * b + 1], ic.base[4 * b + 2])
-        v = ic.ver[t] if t >= 0 and ic.base[4 * b + 3] else 0  # the version where a feature reads arcs
-        h = mix64(h ^ (<uint64_t>(t + 2) | (<uint64_t>v << 32)))
-    return h | 1
+        h ^= rotl64(base_key(ic, fx, b, ic.base[4 * b + 3]), 1 + 7 * (b % 9))
+    return mix64(h) | 1
 
 
 cdef uint64_t group_sig(const InstCache* ic, const St* s, const Feats* fx, int g) noexcept nogil:
     """The signature of instance group g (0-based) for the instance (fx.i0, fx.i1) in s: its
-    base tokens, with their versions where the group reads arcs (never 0)."""
+    base tokens with their versions (the keys inst_sig made this step), never 0."""
     cdef const int* gb = ic.gbase + ic.goff[g]
-    cdef uint64_t h = mix64((ic.gen * <uint64_t>0x9E3779B97F4A7C15ULL) ^ (<uint64_t>(g + 1) << 56))
-    cdef int k, b, t, v
+    cdef uint64_t h = ic.seed ^ (<uint64_t>(g + 1) << 56)
+    cdef int k
     for k in range(gb[0]):
-        b = gb[1 + 2 * k]
-        t = instance_token(s, fx, ic.base[4 * b], ic.base[4 * b + 1], ic.base[4 * b + 2])
-        v = ic.ver[t] if t >= 0 and gb[2 + 2 * k] else 0
-        h = mix64(h ^ (<uint64_t>(t + 2) | (<uint64_t>v << 32)) ^ (<uint64_t>(b + 1) << 52))
-    return h | 1
+        h ^= rotl64(base_key(ic, fx, gb[1 + 2 * k], gb[2 + 2 * k]), 1 + 7 * (gb[1 + 2 * k] % 9))
+    return mix64(h) | 1
 
 
 cdef void grouped_scores(InstCache* ic, const St* s, Feats* fx, const Model* m, int* f, float* sc) noexcept nogil:
