@@ -67,6 +67,7 @@ cdef struct InstCache:
     uint64_t kstep      # the step (salt) they were made at
     uint64_t seed       # the sentence's signature seed
     uint64_t none_key   # the key of no token
+    uint64_t* bmul      # per instance base: an odd multiplier of its key (inst_sig)
     int use_ubest       # inst_best reads ubest (Learner.unit_best) instead of every output's score
     int ng              # instance groups kept (parsing; 0: none): per group g >= 1 ...
     const int* gbase    # ... at gbase[goff[g - 1]]: the count of its bases, then (base index, arcs read) each
@@ -87,8 +88,8 @@ cdef struct InstCache:
 cdef void inst_free(InstCache* ic) noexcept nogil:
     free(ic.sig); free(ic.sstamp); free(ic.sc); free(ic.ubest); free(ic.feats); free(ic.ver)
     free(ic.uo_start); free(ic.uo_list); free(ic.fg); free(ic.fp)
-    free(ic.pm_step); free(ic.pm_sig); free(ic.pm_slot); free(ic.pm_i1); free(ic.act); free(ic.key)
-    ic.act = NULL; ic.key = NULL
+    free(ic.pm_step); free(ic.pm_sig); free(ic.pm_slot); free(ic.pm_i1); free(ic.act); free(ic.key); free(ic.bmul)
+    ic.act = NULL; ic.key = NULL; ic.bmul = NULL
     free(ic.goff); free(ic.gsig); free(ic.gsum); free(ic.gmiss); free(ic.gchk); free(ic.gref)
     ic.goff = NULL; ic.gsig = NULL; ic.gsum = NULL; ic.gmiss = NULL; ic.gchk = NULL; ic.gref = NULL
     ic.pm_step = NULL; ic.pm_sig = NULL; ic.pm_slot = NULL; ic.pm_i1 = NULL
@@ -126,12 +127,17 @@ cdef int inst_open(InstCache* ic, const Model* m, int nf, int nact, int maxn, co
     ic.key = <uint64_t*>malloc(sizeof(uint64_t) * NLX * <size_t>ic.kcap * 2)
     ic.kstep = <uint64_t>-1
     ic.none_key = mix64(<uint64_t>1)
+    ic.bmul = <uint64_t*>malloc(sizeof(uint64_t) * (n_base + 1))
+    if ic.bmul != NULL:
+        for k in range(n_base):
+            ic.bmul[k] = mix64(<uint64_t>(k + 1) * <uint64_t>0xA24BAED4963EE407ULL) | 1
     ic.uo_start = <int*>malloc(sizeof(int) * (N_ACTIONS + 2))
     ic.uo_list = <int*>malloc(sizeof(int) * (MAX_CLASS_UNITS * m.C + 1))
     ic.fg = <int*>malloc(sizeof(int) * (nf + 1))
     ic.fp = <int*>malloc(sizeof(int) * (nf + 1))
     if not (ic.pm_step and ic.pm_sig and ic.pm_slot and ic.pm_i1 and ic.sig and ic.sstamp and ic.sc and ic.ubest
-            and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg and ic.fp and ic.act and ic.key):
+            and ic.feats and ic.ver and ic.uo_start and ic.uo_list and ic.fg and ic.fp and ic.act and ic.key
+            and ic.bmul):
         inst_free(ic)
         return -1
     if ng > 0 and local:
@@ -213,13 +219,10 @@ cdef inline uint64_t base_key(const InstCache* ic, const Feats* fx, int b, int a
     return ic.key[(<size_t>lst * ic.kcap + pos) * 2 + (1 if arcs else 0)]
 
 
-cdef inline uint64_t rotl64(uint64_t x, int r) noexcept nogil:
-    return (x << r) | (x >> (64 - r))
-
-
 cdef uint64_t inst_sig(InstCache* ic, const St* s, const Feats* fx) noexcept nogil:
     """The signature of the instance (fx.i0, fx.i1) in s (never 0): its base tokens with
-    their versions (inst_keys), each key turned by its base's own rotation, then mixed."""
+    their versions (inst_keys), each key times its base's own odd multiplier (so that the
+    same tokens in other roles give another signature), combined, then mixed."""
     cdef uint64_t h = ic.seed
     cdef int b
     if not ic.local:
@@ -227,7 +230,7 @@ cdef uint64_t inst_sig(InstCache* ic, const St* s, const Feats* fx) noexcept nog
         return mix64(h ^ (<uint64_t>(fx.i0 + 1) << 32) ^ <uint64_t>(fx.i1 + 1)) | 1
     inst_keys(ic, s, fx)
     for b in range(ic.n_base):
-        h ^= rotl64(base_key(ic, fx, b, ic.base[4 * b + 3]), 1 + 7 * (b % 9))
+        h ^= base_key(ic, fx, b, ic.base[4 * b + 3]) * ic.bmul[b]
     return mix64(h) | 1
 
 
@@ -238,7 +241,7 @@ cdef uint64_t group_sig(const InstCache* ic, const St* s, const Feats* fx, int g
     cdef uint64_t h = ic.seed ^ (<uint64_t>(g + 1) << 56)
     cdef int k
     for k in range(gb[0]):
-        h ^= rotl64(base_key(ic, fx, gb[1 + 2 * k], gb[2 + 2 * k]), 1 + 7 * (gb[1 + 2 * k] % 9))
+        h ^= base_key(ic, fx, gb[1 + 2 * k], gb[2 + 2 * k]) * ic.bmul[gb[1 + 2 * k]]
     return mix64(h) | 1
 
 
