@@ -24,8 +24,8 @@
 # still share one extraction).
 #
 # Instance groups (greedy parsing only: the weights do not move).  An attachment re-scores
-# the instances around it, and most of them differ from an instance scored before in one
-# of their outer bases alone (O[i+2], O[j-2] ...), not in the tokens their pair spans.  The
+# the instances around it, and many of them differ from an instance scored before in their
+# outer bases alone (O[i+2], O[j-1] ...), not in the tokens their pair spans.  The
 # templates of a feature program that read the same few bases form a group
 # (tsdsl.learn.scoring.instance_groups); score() sums each group's rows on their own, and
 # parsing keeps each group's sum in a table of its own, keyed by the group's base tokens
@@ -234,9 +234,10 @@ cdef uint64_t inst_sig(InstCache* ic, const St* s, const Feats* fx) noexcept nog
     return mix64(h) | 1
 
 
-cdef uint64_t group_sig(const InstCache* ic, const St* s, const Feats* fx, int g) noexcept nogil:
-    """The signature of instance group g (0-based) for the instance (fx.i0, fx.i1) in s: its
-    base tokens with their versions (the keys inst_sig made this step), never 0."""
+cdef uint64_t group_sig(const InstCache* ic, const Feats* fx, int g) noexcept nogil:
+    """The signature of instance group g (0-based) for the instance (fx.i0, fx.i1): its
+    base tokens with their versions where the group reads arcs (the keys inst_sig made this
+    step), never 0."""
     cdef const int* gb = ic.gbase + ic.goff[g]
     cdef uint64_t h = ic.seed ^ (<uint64_t>(g + 1) << 56)
     cdef int k
@@ -257,7 +258,7 @@ cdef void grouped_scores(InstCache* ic, const St* s, Feats* fx, const Model* m, 
     extract_atoms(s, fx)
     hash_templates(fx, m, m.gord, m.gstart[1], f)
     for g in range(ic.ng):
-        h = group_sig(ic, s, fx, g)
+        h = group_sig(ic, fx, g)
         gs = <size_t>g * ic.slots + <size_t>((h >> 17) & <uint64_t>(ic.slots - 1))
         if ic.gsig[gs] == h:
             ic.gmiss[g] = -1 - <int>gs
