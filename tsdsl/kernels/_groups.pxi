@@ -1,23 +1,23 @@
 
 # ---- scoring groups: sums greedy parsing keeps per anchor token ------------------------
 # Generic (included by _learn.pxi after _model.pxi).  A scoring group is a set of templates
-# whose addresses all start at one list position, its *anchor* (s0, b0, λ1[1] ...)
-# (tsdsl.learn.features.FeatureSet.scoring_groups).  Given the anchor's token t, such a
-# template reads only the static columns of the tokens its paths from t reach and the arcs
-# at them: the arc of a token (a head step, a label) or its children (a child step, a
-# valency, a label set).  So the group's sum (score in _model.pxi fixes it as its own sum,
-# from zero) is a function of t and of those arcs, and greedy parsing keeps it per
-# (group, token): each (group, token) has a version, and after a step that changed the arc
-# of a dependent d (added, removed, moved or relabelled), every token the group's reverse
-# walks reach from d gets a new version for that group (tsdsl.learn.scoring.reverse_walks:
-# each read walked back to its anchor, over the arcs before and after the step; a group
-# that reads no arc has no walks, and its sums stay for the whole sentence).  A kept sum is
-# used while its version is the one it was made at.  The anchor is a list position, or the
-# word CL or CR picks (an address without steps, read from fx.at after extract_atoms): the
-# sum is still a function of that word and of the arcs its paths read.  Covington's parser moves its focus word back over the
-# same words for every buffer word: the sums of the focus word's own templates are then
-# made once per word and version, not once per step.  The scores are those of score() bit
-# for bit (with Learner.group_check set, parse_greedy checks that at every step).
+# whose addresses all start at one word, its *anchor* (s0, b0, λ1[1] ..., CL, CR)
+# (tsdsl.learn.scoring.scoring_groups).  Given the anchor's token t, such a
+# template reads only the static columns of the tokens its paths from t reach and the arcs at
+# them: the arc of a token (a head step, a label) or its children (a child step, a valency, a
+# label set).  So the group's sum (score in _model.pxi fixes it as its own sum, from zero) is
+# a function of t and of those arcs, and greedy parsing keeps it per (group, token): each
+# (group, token) has a version, and after a step that changed the arc of a dependent d
+# (added, removed, moved or relabelled), every token the group's reverse walks reach from d
+# gets a new version for that group (tsdsl.learn.scoring.reverse_walks: each read walked back
+# to its anchor, over the arcs before and after the step; a group that reads no arc has no
+# walks, and its sums stay for the whole sentence).  A kept sum is used while its version is
+# the one it was made at.  The anchor is a list position, or the word CL or CR picks (an
+# address without steps, read from fx.at after extract_atoms): the sum is still a function of
+# that word and of the arcs its paths read.  Covington's parser moves its focus word back
+# over the same words for every buffer word: the sums of the focus word's own templates are
+# then made once per word and version, not once per step.  The scores are those of score()
+# bit for bit (with Learner.group_check set, parse_greedy checks that at every step).
 
 from libc.string cimport memcmp
 

@@ -75,7 +75,8 @@ class ScoringGroups:
         """Every group's walks, each once."""
         return tuple(sorted({w for ws in self.group_walks for w in ws}, key=lambda w: (len(w), w)))
 
-    def walk_table(self, group_walks: "tuple[tuple[tuple[int, ...], ...], ...] | None" = None) -> tuple[np.ndarray, int]:
+    def walk_table(self, group_walks: "tuple[tuple[tuple[int, ...], ...], ...] | None" = None
+                   ) -> tuple[np.ndarray, int]:
         """The reverse walks (``group_walks``, default: this program's) as the kernel takes
         them: int32, per distinct walk its length, its steps, the number of groups it serves
         and their numbers (1..n); and how many walks."""
