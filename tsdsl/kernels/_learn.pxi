@@ -299,9 +299,9 @@ cdef class Learner:
         once, group by group; starts, int32 ngrp + 2, where each group begins in order (group
         0, summed directly, then groups 1..ngrp) and the end; anchors, int32 2 * ngrp, per
         group the (list, position) its addresses start at, (-1, address) for an address
-        without steps (the word CL or CR picks), or (-2, k) for an instance group; walks, int32, nwalks reverse walks
-        (tsdsl.learn.scoring.reverse_walks), each its length, its steps, the number of groups
-        it serves and their numbers."""
+        without steps (the word CL or CR picks), or (-2, k) for an instance group; walks,
+        int32, nwalks reverse walks (tsdsl.learn.scoring.reverse_walks), each its length, its
+        steps, the number of groups it serves and their numbers."""
         cdef int nt = self.fx.n_tpl, k, g, w, nw
         cdef const int* od = int32_data(order, "group order", nt)
         cdef const int* st = int32_data(starts, "group starts", ngrp + 2)

@@ -118,16 +118,24 @@ class FeatureSet:
         label set; 0 when every feature from it reads only the token's own columns, as
         ``O[i-1].p`` does).  The kernel's instance cache then keys a base without arcs by its
         token alone, so a change below that token does not re-score the instance."""
-        structural = _STRUCTURAL_ATOMS
         arcs: dict[tuple[int, int, int], int] = {}
         for k, r in enumerate(self.addresses):
             if r[0] not in (BASE_INST_I, BASE_INST_J):
                 continue
             key = tuple(int(x) for x in r[:3])
-            reads = int(r[3]) > 0 or any(int(a[1]) in structural for a in self.atoms if int(a[0]) == k)
-            arcs[key] = arcs.get(key, 0) | int(reads)
+            arcs[key] = arcs.get(key, 0) | int(self.reads_arcs(k))
         rows = [(*key, arcs[key]) for key in sorted(arcs)]
         return np.asarray(rows, dtype=np.int32).reshape(len(rows), 4)
+
+    def reads_arcs(self, aid: int, atoms: "Optional[Sequence[int]]" = None) -> bool:
+        """Whether address ``aid``, as the atoms ``atoms`` (ids; default: every atom of the
+        program) read it, reads the arcs at or below its base token: the address steps to a
+        head or a child, or one of those atoms reads a label, a valency or a label set at it
+        (a distance reads only positions)."""
+        if int(self.addresses[aid][3]) > 0:
+            return True
+        rows = self.atoms if atoms is None else (self.atoms[a] for a in atoms)
+        return any(int(a[0]) == aid and int(a[1]) in _STRUCTURAL_ATOMS for a in rows)
 
     @property
     def instance_local(self) -> bool:

@@ -46,7 +46,6 @@ MIN_GROUP = 3
 WALK_HEAD, WALK_CHILDREN, WALK_PREV, WALK_NEXT = 1, 2, 3, 4
 _INVERSE = {STEP_H: WALK_CHILDREN, STEP_PREV: WALK_NEXT, STEP_NEXT: WALK_PREV}  # a child step: WALK_HEAD
 _READS_CHILDREN = (ATOM_VL, ATOM_VR, ATOM_SL, ATOM_SR)
-_STRUCTURAL = (ATOM_LABEL, *_READS_CHILDREN)  # atoms that read the arcs at their token
 
 
 @dataclass(frozen=True)
@@ -207,7 +206,7 @@ def instance_groups(features: FeatureSet, min_size: int = MIN_GROUP) -> ScoringG
     set of bases: each kept sum costs a signature and a vector add, which measured more than
     the rows a small group saves (non-projective easy-first: four groups no faster than
     none, one group 8% faster)."""
-    addresses, atoms = features.addresses, features.atoms
+    addresses = features.addresses
     rows = {tuple(int(x) for x in r[:3]): k for k, r in enumerate(features.instance_bases)}
 
     def base_of(aid: int) -> "int | None":
@@ -230,14 +229,11 @@ def instance_groups(features: FeatureSet, min_size: int = MIN_GROUP) -> ScoringG
     direct = [t for t in range(n) if t not in grouped]
 
     def arcs_read(ts: list[int]) -> tuple[tuple[int, int], ...]:
+        """Per base the group's templates read: whether they read arcs at or below it."""
+        used = [int(features.templates[t][1 + k]) for t in ts for k in range(int(features.templates[t][0]))]
         out: dict[int, int] = {}
-        for t in ts:
-            for k in range(int(features.templates[t][0])):
-                atom = atoms[int(features.templates[t][1 + k])]
-                for aid in ((int(atom[0]), int(atom[2])) if int(atom[1]) == ATOM_DIST else (int(atom[0]),)):
-                    b = base_of(aid)
-                    structural = int(addresses[aid][3]) > 0 or (aid == int(atom[0]) and int(atom[1]) in _STRUCTURAL)
-                    out[b] = out.get(b, 0) | int(structural)
+        for aid in {a for t in ts for a in template_addresses(features, t)}:
+            out[base_of(aid)] = out.get(base_of(aid), 0) | int(features.reads_arcs(aid, used))
         return tuple(sorted(out.items()))
 
     return ScoringGroups(
