@@ -97,7 +97,7 @@ cdef class Learner:
     cdef object sp_keep     # parsing: the sparse table's arrays (see set_sparse)
     cdef object grp_keep    # the scoring groups' arrays (see set_groups)
     cdef public bint group_check            # greedy parsing also scores every step (instance) from scratch
-    cdef public long long group_mismatches  # checked steps (instances) whose kept sums differed (should be 0)
+    cdef public long long group_mismatches  # checked steps (instances) whose scores differed from scratch (should be 0)
     cdef public bint legal_memo             # greedy parsing memoizes legal outputs per pattern (legal_outputs)
     cdef public bint few_outputs            # greedy parsing scores only the legal outputs when few are (score_few)
     cdef public long long few_steps         # steps the last greedy parse scored that way (or not at all: one legal)
