@@ -11,9 +11,11 @@ Which oracle chooses each step, in order:
 3. otherwise (no kernel, or a gold tree the system cannot derive) the exact loss search of
    ``tsdsl/verify/loss.py``, bounded by ``--budget`` configurations per step.
 
-With ``--costs`` the costs come from the declared oracle, else from the exact search; a step
-whose search runs over the budget shows its costs as unknown (``?``) rather than losing the
-table, as long as an oracle still says which action to take.
+With ``--costs`` the costs come from the declared oracle, else from the exact search: the
+kernel's (``tsdsl.kernels.exact_loss``, allowed ``DERIVE_FACTOR`` times ``--budget``
+configurations, as the compiled derivation search is) for a single-head spec, the
+interpreter's otherwise.  A step whose search runs over the budget shows its costs as unknown
+(``?``) rather than losing the table, as long as an oracle still says which action to take.
 """
 
 from __future__ import annotations
@@ -104,10 +106,12 @@ def trace_kernel(system):
 def trace_gold(args, system, it, write_html) -> int:
     """Run ``trace --gold`` (see the module docstring); ``write_html(steps, words, root,
     terminal, footer)`` writes the ``--html`` page."""
+    from ..kernels.exact_loss import CompiledLossSearch, supports
     from ..oracle import FastOracle
     from ..trace import apply_recorded, final_step, render_steps
     from ..treebank.conllu import read_conllu
     from ..verify.loss import BudgetExceeded, LossSearch
+    from ..verify.reach import reach_table
 
     sentences = read_conllu(args.gold)
     number = 1 if args.sentence is None else args.sentence
@@ -117,6 +121,7 @@ def trace_gold(args, system, it, write_html) -> int:
     gold = list(sent.heads)
     words = list(sent.forms)
     budget = GOLD_BUDGET if args.budget is None else args.budget
+    limit = budget  # what the exact loss search may expand per step (larger when compiled)
     exact_oracles = [o for o in system.oracles if o.losses and o.losses[0].bound == "exact"]
     fast = FastOracle(it, exact_oracles[0], gold) if exact_oracles else None
     search = LossSearch(it, gold, budget=budget)
@@ -134,8 +139,20 @@ def trace_gold(args, system, it, write_html) -> int:
                 derivation = _Derivation(kernel, gold, DERIVE_FACTOR * budget)
         return derivation
 
+    compiled: list = []  # the kernel's exact loss search, made on first need
+
     def searched_costs(c):
-        """The exact costs at ``c``, or None over the budget (which counts per step)."""
+        """The exact costs at ``c`` (reached by ``prefix``), or None over the budget (which
+        counts per step): in the kernel when there is one, else in the interpreter."""
+        nonlocal limit
+        derive()
+        if kernel is not None and supports(kernel):
+            if not compiled:
+                n_tokens = len(gold) + (0 if system.root == "none" else 1)
+                compiled.append(CompiledLossSearch(kernel, gold, reach_table(system, n_tokens)))
+            limit = DERIVE_FACTOR * budget
+            found = compiled[0].costs(prefix, limit)
+            return None if found is None else {a: (int(v) if v != float("inf") else v) for a, v in found.items()}
         search.expanded = 0
         try:
             return {a: (int(v) if v != float("inf") else v) for a, v in search.costs(c).items()}
@@ -171,7 +188,7 @@ def trace_gold(args, system, it, write_html) -> int:
                 costs = searched_costs(c)
                 if costs is None:
                     if action is None:
-                        message = (f"step {k}: the exact loss search expanded more than {budget} configurations "
+                        message = (f"step {k}: the exact loss search expanded more than {limit} configurations "
                                    f"({_why_search(d, system.name)}, so the search decides each step); "
                                    "raise --budget")
                         print(render_steps(steps, names))
@@ -197,7 +214,7 @@ def trace_gold(args, system, it, write_html) -> int:
     if any(s.costs is not None and float("inf") in s.costs.values() for s in steps):
         legends.append(INF_LEGEND)
     if unknown:
-        legends.append(unknown_legend(budget))
+        legends.append(unknown_legend(limit))
     for line in legends:
         print(line)
     out = it.output(c).heads

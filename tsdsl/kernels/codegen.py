@@ -39,7 +39,7 @@ __all__ = ["GENERATOR_VERSION", "Generated", "KernelGen", "comment", "generate"]
 
 INCLUDES = ("_runtime.pxi", "_api.pxi", "_batch.pxi", "_learn.pxi", "_model.pxi", "_rows.pxi", "_groups.pxi",
             "_few.pxi", "_detours.pxi", "_chains.pxi", "_sums.pxi", "_beam.pxi", "_greedy.pxi", "_instances.pxi",
-            "_search.pxi", "_searched.pxi", "_multi.pxi", "_explore.pxi")
+            "_search.pxi", "_searched.pxi", "_loss.pxi", "_multi.pxi", "_explore.pxi")
 """Shared Cython, the same for every spec, that generated kernels ``include``."""
 
 
@@ -180,6 +180,7 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
         self.emit('include "_learn.pxi"  # features, scoring, perceptron, greedy and beam search')
         self.emit('include "_search.pxi"  # the static oracle by search')
         self.emit('include "_searched.pxi"  # greedy training with the search as the oracle')
+        self.emit('include "_loss.pxi"  # the exact loss search')
         self.emit('include "_multi.pxi"  # multihead systems: search on gold graphs, parsing to graphs')
         self.emit('include "_explore.pxi"  # exhaustive exploration for the verifier')
         source = "\n".join(self.out).rstrip() + "\n"

@@ -324,3 +324,38 @@ class _ThreeValued(ir.PredWalker):
 
     visit_global_flag = visit_path = visit_arc_exists = visit_length = visit_cmp = visit_in_list = \
         visit_connected = _unknown
+
+
+REACH_TABLE_LIMIT = 20_000
+"""The most abstract states :func:`reach_table` enumerates (capacity-inf systems on long
+sentences have deeper patterns, so more positions: there the compiled search goes without)."""
+
+
+def reach_table(system: ir.System, n_tokens: int) -> Optional[tuple[int, list[int], int, "np.ndarray"]]:
+    """:meth:`PairReachability.reachable` for every abstract state, for the compiled exact
+    loss search (``_loss.pxi``): ``(M, open_right, F, table)`` with ``table[index]`` 1 when
+    the arc may still be built.  A position is ``list * (M + 1) + offset``, or ``NL * (M +
+    1)`` for a token in no list (NL lists, NP = NL * (M + 1) + 1 positions); flags are bits in
+    the order of ``system.token_flags``; the index is ``((((((P(h) * NP + P(d)) * 2 + headed(h))
+    * 2 + headed(d)) * 2**F + flags(h)) * 2**F + flags(d)) * 2 + is_root(h)) * 2 + is_root(d)``.
+    None when there are more than :data:`REACH_TABLE_LIMIT` states."""
+    import itertools
+
+    import numpy as np
+
+    r = pair_reachability(system, n_tokens)
+    nl, M, F = len(system.lists), r.M, len(r.tflags)
+    positions = [(k, o) for k in range(nl) for o in range(M + 1)] + [None]
+    NP, NF = len(positions), 1 << F
+    if NP * NP * 16 * NF * NF > REACH_TABLE_LIMIT:
+        return None
+    table = np.zeros(NP * NP * 16 * NF * NF, dtype=np.uint8)
+    flags = list(itertools.product((False, True), repeat=F))
+    bits = [sum(1 << k for k, v in enumerate(f) if v) for f in flags]
+    for (ih, ph), (id_, pd) in itertools.product(enumerate(positions), repeat=2):
+        for hh, hd, rh, rd in itertools.product((0, 1), repeat=4):
+            for fh, bh in zip(flags, bits):
+                for fd, bd in zip(flags, bits):
+                    index = (((((ih * NP + id_) * 2 + hh) * 2 + hd) * NF + bh) * NF + bd) * 4 + rh * 2 + rd
+                    table[index] = r._search((ph, pd, bool(hh), bool(hd), fh, fd, bool(rh), bool(rd)))
+    return M, [int(o) for o in r.open_right], F, table

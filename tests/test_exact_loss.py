@@ -1,0 +1,130 @@
+"""The compiled exact loss search (``_loss.pxi``, ``tsdsl.kernels.exact_loss``) against the
+interpreter's (``tsdsl.verify.loss.LossSearch``, itself checked against a brute force in
+test_loss.py).
+
+Both are exact, so on every single-head system of ``systems/`` and ``systems/readings/`` the
+loss of a configuration and the cost of every legal action there must be equal: random gold
+trees and random legal action prefixes (Hypothesis), with the bound's arc reachability table
+(``reach.reach_table``) and without it.  A table that claims no arc can be built any more is
+an inadmissible bound: the comparison must then find a difference, which shows it can.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+
+from strategies import legal_action_sequences
+from tsdsl import load_system
+from tsdsl.interp import Interpreter
+from tsdsl.kernels import compile_system
+from tsdsl.kernels.exact_loss import CompiledLossSearch, supports
+from tsdsl.verify.loss import LossSearch
+from tsdsl.verify.reach import reach_table
+from tsdsl.verify.strategies import trees
+
+SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
+SPECS = [p for p in sorted(SYSTEMS.glob("*.ts")) + sorted((SYSTEMS / "readings").glob("*.ts")) if p.stem != "dag"]
+IDS = [p.stem if p.parent == SYSTEMS else f"readings/{p.stem}" for p in SPECS]
+EXAMPLES = max(10, settings.default.max_examples // 10)
+BUDGET = 10 ** 7
+
+_CACHE: dict[Path, tuple] = {}
+
+
+def loaded(spec: Path):
+    """The system, its interpreter and its kernel (built once per spec)."""
+    if spec not in _CACHE:
+        system = load_system(spec)
+        _CACHE[spec] = (system, Interpreter(system), compile_system(system, fallback=False))
+    return _CACHE[spec]
+
+
+def n_tokens(system, n: int) -> int:
+    return n + (0 if system.root == "none" else 1)
+
+
+def same(a: dict, b: dict) -> bool:
+    """Equal costs, in the same action order (nan, from inf - inf at a dead end, equals nan)."""
+    return list(a) == list(b) and all(x == y or (math.isnan(x) and math.isnan(y)) for x, y in zip(a.values(), b.values()))
+
+
+@st.composite
+def gold_and_prefix(draw, it: Interpreter):
+    heads = draw(trees(min_n=1, max_n=6))
+    prefix = draw(legal_action_sequences(it, len(heads), max_steps=draw(st.integers(0, 3 * len(heads) + 4))))
+    return heads, prefix
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_compiled_costs_are_the_interpreters(spec):
+    system, it, kernel = loaded(spec)
+    assert supports(kernel)
+
+    @settings(max_examples=EXAMPLES, deadline=None)
+    @given(gold_and_prefix(it))
+    def check(data):
+        heads, prefix = data
+        note(f"gold {heads}, prefix {prefix}")
+        c = it.initial(len(heads))
+        for a in prefix:
+            it.apply(c, a)
+        if it.is_terminal(c) or not it.legal(c):
+            return
+        expected = LossSearch(it, heads).costs(c)
+        table = reach_table(system, n_tokens(system, len(heads)))
+        if not system.unbounded:
+            assert table is not None
+        for reach in (table, None):
+            search = CompiledLossSearch(kernel, heads, reach)
+            got = search.costs(prefix, BUDGET)
+            assert got is not None and same(got, expected), (reach is not None, got, expected)
+            base, after = search.losses(prefix, BUDGET)  # again, from the memo: the same answer
+            assert base == LossSearch(it, heads).loss(c)
+            assert same({a: v - base for a, v in after.items()}, expected)
+
+    check()
+
+
+def test_an_inadmissible_reachability_table_changes_the_costs():
+    """The comparison above can fail: a table claiming that no arc can be built any more
+    lifts the bound above the loss, and the search then cuts the children holding the best
+    output, so some cost differs from the interpreter's."""
+    spec = SYSTEMS / "covington-nm.ts"
+    system, it, kernel = loaded(spec)
+    differ = 0
+    for heads in ([2, 0, 2], [3, 3, 0, 3], [2, 0, 4, 2, 4]):
+        M, open_right, F, table = reach_table(system, n_tokens(system, len(heads)))
+        wrong = (M, open_right, F, table * 0)
+        c = it.initial(len(heads))
+        prefix: list[str] = []
+        while not it.is_terminal(c):
+            expected = LossSearch(it, heads).costs(c)
+            got = CompiledLossSearch(kernel, heads, wrong).costs(prefix, BUDGET)
+            differ += not same(got, expected)
+            a = min(expected, key=expected.get)
+            it.apply(c, a)
+            prefix.append(a)
+    assert differ > 0
+
+
+def test_the_budget_is_reported_and_bad_input_refused():
+    """Over its budget the search answers None (the trace then shows `?`); a prefix with an
+    action that is not legal where it comes is a ValueError; a multihead spec is refused."""
+    system, it, kernel = loaded(SYSTEMS / "attardi.ts")
+    heads = [2, 0, 2, 5, 3, 5, 2]
+    search = CompiledLossSearch(kernel, heads, reach_table(system, n_tokens(system, len(heads))))
+    assert search.costs([], 3) is None and search.expanded == 3
+    assert search.costs([], BUDGET) == LossSearch(it, heads).costs(it.initial(len(heads)))
+    illegal = next(a for a in kernel.action_names if not it.is_legal(it.initial(len(heads)), a))
+    with pytest.raises(ValueError, match="not legal"):
+        search.costs([illegal], BUDGET)
+    dag = load_system(SYSTEMS / "dag.ts")
+    dag_kernel = compile_system(dag, fallback=False)
+    assert not supports(dag_kernel)
+    with pytest.raises(ValueError, match="single-head"):
+        CompiledLossSearch(dag_kernel, [0])
