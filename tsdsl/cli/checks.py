@@ -277,7 +277,7 @@ class CheckOracle(Command):
         table = None
         if args.table1:
             table = bounds_table(system, sentences, args.oracle, configs=args.table1_configs, seed=args.seed,
-                                 budget=args.budget)
+                                 budget=args.budget, exact_loss=_compiled_exact_loss(system))
         if args.json:
             out = {"reports": [r.to_dict() for r in reports]}
             if table is not None:
@@ -297,6 +297,25 @@ class CheckOracle(Command):
                     print(f"  {k:<10} average {v:.5f}" + (f"  relative difference to loss {rel:.5f}"
                                                            if rel is not None else ""))
         return 0 if all(r.ok for r in reports) else 1
+
+
+def _compiled_exact_loss(system):
+    """``check-oracle --table1``'s exact loss: a factory of the kernel's search per gold tree
+    (tsdsl.kernels.exact_loss, with the reachability table of its length), or None for the
+    interpreter's (a multihead spec, or no kernel here: kernel_of says so)."""
+    if system.multihead:
+        return None
+    kernel, _ = kernel_of(system)
+    if kernel is None:
+        return None
+    from ..kernels.exact_loss import CompiledLossSearch
+    from ..verify.reach import reach_table
+
+    def make(gold):
+        n_tokens = len(gold) + (0 if system.root == "none" else 1)
+        return CompiledLossSearch(kernel, gold, reach_table(system, n_tokens))
+
+    return make
 
 
 def _table1_sentences(args) -> list:

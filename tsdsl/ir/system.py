@@ -62,8 +62,13 @@ class System:
 
     def is_monotonic(self, n_tokens: int = 8) -> bool:
         """True when no action can change or remove an existing arc."""
-        return not any(op.overwrite or op.break_cycle
-                       for a in self.actions_for(n_tokens) for c in a.cases for op in c.arcs)
+        return not self.nonmonotonic_actions(n_tokens)
+
+    def nonmonotonic_actions(self, n_tokens: int = 8) -> set[str]:
+        """The names of the actions that can change or remove an existing arc (``overwrite``,
+        ``break cycle``)."""
+        return {a.name for a in self.actions_for(n_tokens)
+                if any(op.overwrite or op.break_cycle for c in a.cases for op in c.arcs)}
 
     @property
     def param_dict(self) -> dict[str, Optional[int]]:

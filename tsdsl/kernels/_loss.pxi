@@ -4,19 +4,23 @@
 # tsdsl.verify.loss.LossSearch on the kernel's configurations: the least Hamming loss (words
 # whose output head differs from gold, after the end-of-parse rule) of any terminal
 # configuration reachable from a configuration.  Memoized depth-first search with bound
-# pruning, as there: children in order of a lower bound (then fewer wrong and more right
-# arcs, then action order), a child whose bound is at least the best loss found so far is
-# cut, and a configuration is left as soon as its best loss meets its own bound.  A
-# configuration already on the path counts as a dead end (a cycle of the configuration
-# graph), and a value found while such a cycle was cut is kept for this path only, not
-# memoized.  The bound is LossSearch's: a word with a wrong head that has left every list
-# keeps it (patterns bind only tokens in lists), in a monotonic system every arc is final, and
-# a word whose gold arc the abstraction of tsdsl.verify.reach proves unbuildable stays wrong
-# (its answers for every abstract state come as a table, reach.reach_table; without one, as
-# for capacity-inf systems on long sentences, that term is left out: admissible, only weaker).  Configurations are told
-# apart by st_key (lists, heads, flags; labels do not count, as in LossSearch).  Single-head
-# action sets, bounded or capacity inf (``trace --gold --costs``); multihead specs keep the
-# interpreter's search.
+# pruning, as there: children in order of a lower bound, then fewer wrong and more right
+# arcs, then the actions that change no arc first, then action order (LossSearch's order to
+# the last tie, so both expand the same configurations and run over a budget alike); a child
+# whose bound is at least the best loss found so far is cut, and a configuration is left as
+# soon as its best loss meets its own bound.  A configuration already on the path counts as
+# a dead end (a cycle of the configuration graph), and a value found while such a cycle was
+# cut is kept for this path only, not memoized.
+#
+# The bound is LossSearch's: a word with a wrong head that has left every list keeps it
+# (patterns bind only tokens in lists), in a monotonic system every arc is final, and a word
+# whose gold arc the abstraction of tsdsl.verify.reach proves unbuildable stays wrong.  That
+# abstraction's answer for every abstract state comes as a table (reach.reach_table); without
+# one (capacity-inf systems on long sentences, where the table would be large) the term is
+# left out: still admissible, only weaker.  Configurations are told apart by st_key (lists,
+# heads, flags; labels do not count, as in LossSearch).  Single-head action sets, bounded or
+# capacity inf (``trace --gold --costs``, ``check-oracle --table1``); multihead specs keep
+# the interpreter's search.
 
 cdef enum:
     LOSS_INF = 1 << 29      # no terminal configuration is reachable
@@ -184,6 +188,7 @@ cdef class ExactLoss:
     cdef int width         # nact, at least 1 (the children arrays' stride)
     cdef const int* atab   # capacity inf: the (unit, i0, i1) table of the sentence's actions
     cdef object table      # ... kept alive here
+    cdef unsigned char* nonmono  # per action: it can change or remove an arc (tried last among equals)
     cdef int* ch_a         # per depth, ``width`` each: the children's actions and bounds, in search order
     cdef int* ch_lb
     cdef long long* ch_ord
@@ -193,9 +198,11 @@ cdef class ExactLoss:
     cdef long long expanded
     cdef long long budget
 
-    def __cinit__(self, object gold_heads, object table=None, int nact=0, object reach=None):
+    def __cinit__(self, object gold_heads, object table=None, int nact=0, object reach=None,
+                  object nonmonotonic=None):
         """gold_heads: CoNLL-U numbering; table, nact: capacity inf, the sentence's action table;
-        reach: None, or reach.reach_table's (M, open_right, F, table)."""
+        reach: None, or reach.reach_table's (M, open_right, F, table); nonmonotonic: None, or
+        uint8 per action, 1 for those that can change or remove an arc."""
         cdef Py_ssize_t n = len(gold_heads), d, cap, k
         cdef int M, F
         memset(&self.reach, 0, sizeof(Reach))
@@ -244,9 +251,12 @@ cdef class ExactLoss:
         self.ch_a = <int*>malloc(sizeof(int) * cap * self.width)
         self.ch_lb = <int*>malloc(sizeof(int) * cap * self.width)
         self.ch_ord = <long long*>malloc(sizeof(long long) * cap * self.width)
+        self.nonmono = <unsigned char*>calloc(self.width, 1)
         if not (self.blk and self.heads and self.fkey and self.fi and self.fn and self.fbest and self.fown
-                and self.fhits and self.ch_a and self.ch_lb and self.ch_ord):
+                and self.fhits and self.ch_a and self.ch_lb and self.ch_ord and self.nonmono):
             raise MemoryError()
+        if nonmonotonic is not None and self.nact:
+            memcpy(self.nonmono, uint8_data(nonmonotonic, "nonmonotonic", self.nact), self.nact)
         for d in range(n):
             self.heads[d] = gold_heads[d]
         if gold_fill(<int>n, self.heads, NULL, self.blk) < 0:
@@ -257,7 +267,7 @@ cdef class ExactLoss:
         free(self.memo.keys); free(self.memo.vals)
         free(self.blk); free(self.heads); free(self.fkey); free(self.fi); free(self.fn); free(self.fbest)
         free(self.fown); free(self.fhits); free(self.ch_a); free(self.ch_lb); free(self.ch_ord)
-        free(self.reach.pos)
+        free(self.reach.pos); free(self.nonmono)
 
     @property
     def memo_size(self):
@@ -298,7 +308,7 @@ cdef class ExactLoss:
             st_copy_into(child, s)
             apply_legal(child, a, -1)
             lb = loss_bound(child, self.blk, &self.reach, &wrong, &right)
-            o = ((lb * span + wrong) * span + (span - right)) * self.width + a
+            o = (((lb * span + wrong) * span + (span - right)) * 2 + self.nonmono[a]) * self.width + a
             k = m
             while k > 0 and ords[k - 1] > o:   # insertion sort: a handful of actions
                 ords[k] = ords[k - 1]
@@ -371,6 +381,27 @@ cdef class ExactLoss:
                 return -1
             apply_legal(s, a, -1)
         return 0
+
+    def loss(self, object prefix_, long long budget):
+        """The loss of the configuration the action ids ``prefix_`` (int32) reach, within
+        ``budget`` expanded configurations: a number (``inf_value``: no reachable output), or
+        None over the budget.  ValueError when the prefix is not legal."""
+        cdef Py_ssize_t n_pre = len(prefix_)
+        cdef const int* prefix = int32_data(prefix_, "prefix", n_pre) if n_pre else NULL
+        cdef int r
+        self.budget = budget
+        self.expanded = 0
+        with nogil:
+            r = self.start(prefix, n_pre)
+        if r == -2:
+            raise MemoryError()
+        if r < 0:
+            raise ValueError("an action of the prefix is not legal where it comes")
+        with nogil:
+            r = self.search()
+        if r == LOSS_OOM:
+            raise MemoryError("the exact loss search ran out of memory")
+        return None if r == LOSS_OVER else r
 
     def losses(self, object prefix_, long long budget, object out_):
         """The loss of the configuration the action ids ``prefix_`` (int32) reach, and into

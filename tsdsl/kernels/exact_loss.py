@@ -39,12 +39,14 @@ class CompiledLossSearch:
         self.gold = tuple(int(h) for h in gold)
         heads = np.asarray(self.gold, dtype=np.int32)
         n_tokens = len(self.gold) + (0 if kernel.system.root == "none" else 1)
+        table = None
         if kernel.unbounded:  # the actions of this sentence's length: instances of the families
             names, ids, table = kernel._for_tokens(n_tokens)
-            self._search = kernel.module.ExactLoss(heads, table, len(names), reach)
         else:
             names, ids = kernel.action_names, kernel.action_ids
-            self._search = kernel.module.ExactLoss(heads, None, 0, reach)
+        changing = kernel.system.nonmonotonic_actions(n_tokens)
+        nonmono = np.asarray([name in changing for name in names], dtype=np.uint8)
+        self._search = kernel.module.ExactLoss(heads, table, len(names) if table is not None else 0, reach, nonmono)
         self._names, self._ids = list(names), ids
         self._inf = self._search.inf_value
         self.expanded = 0
@@ -61,6 +63,15 @@ class CompiledLossSearch:
             return None
         value = {a: self._value(int(v)) for a, v in zip(self._names, after) if v >= 0}
         return self._value(base), value
+
+    def loss(self, prefix: Sequence[str], budget: int) -> Optional[float]:
+        """LossSearch.loss of the configuration ``prefix`` (action names) reaches (``math.inf``:
+        no output reachable), or None when the search expanded more than ``budget``
+        configurations."""
+        ids = np.asarray([self._ids[a] for a in prefix], dtype=np.int32)
+        value = self._search.loss(ids, int(budget))
+        self.expanded = self._search.expanded_last
+        return None if value is None else self._value(value)
 
     def costs(self, prefix: Sequence[str], budget: int) -> Optional[dict[str, float]]:
         """LossSearch.costs of the configuration ``prefix`` reaches: the loss after each legal

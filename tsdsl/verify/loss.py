@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from typing import Optional, Sequence
 
-from .. import ir
 from ..errors import TsdslError
 from ..interp import Config, Interpreter
 from .planar import reordering
@@ -27,11 +26,6 @@ from .reach import pair_reachability
 from .space import state_key
 
 INF = math.inf
-
-
-def _nonmonotonic_actions(system: ir.System, n_tokens: int) -> set[str]:
-    return {a.name for a in system.actions_for(n_tokens)
-            if any(op.overwrite or op.break_cycle for c in a.cases for op in c.arcs)}
 
 
 class _Frame:
@@ -86,7 +80,7 @@ class LossSearch:
         self._cycle_hits = 0
         n_tokens = self.n + (0 if it.system.root == "none" else 1)
         self.monotonic = it.system.is_monotonic(n_tokens)
-        self.nonmonotonic = _nonmonotonic_actions(it.system, n_tokens)
+        self.nonmonotonic = it.system.nonmonotonic_actions(n_tokens)
         self._attach = it.system.attach_headless_to_root
         self._has_root = it.system.root != "none"
         self.reach = pair_reachability(it.system, n_tokens)
