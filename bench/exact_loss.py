@@ -1,5 +1,7 @@
-"""Benchmark: time of the exact loss by search, per configuration, at n = 10 and n = 15,
-in the interpreter (``LossSearch``) and in the compiled kernel (``tsdsl.kernels.exact_loss``).
+"""Benchmark: the exact loss by search, interpreted and compiled, per configuration.
+
+CPU time at n = 10 and n = 15 in the interpreter (``LossSearch``) and in the compiled kernel
+(``tsdsl.kernels.exact_loss``).
 
 Configurations are drawn as `tsdsl check-oracle` draws them: a random gold tree of the
 class the system covers, then a random legal action prefix.  Each configuration is searched
