@@ -430,3 +430,88 @@ def test_a_long_caption_widens_the_svg_for_its_bold_font(tmp_path, capsys):
     width = float(ET.parse(out).getroot().get("width"))
     caption = "1 · en_gum-GUM_academic_art-sentence-number-0001: Yes."
     assert width >= 1.12 * text_width(caption, 13.0) + 16
+
+
+# ---- right-to-left scripts ----------------------------------------------------------------
+
+HEBREW = ["הילד", "אכל", "תפוח", "אדום", "."]  # the boy ate a red apple .
+ARABIC_WITH_LATIN = ["قرأ", "Ahmed", "كتاب", "2024", "الجديد"]
+
+
+def token_xs(group) -> dict[int, float]:
+    """Each token's x (position 0 is ROOT), read from the picture."""
+    out = {}
+    for g in group.iter(NS + "g"):
+        if "token" in classes(g):
+            out[int(g.get("data-position"))] = float(g.find(NS + "text").get("x"))
+    return out
+
+
+def path_xs(arc) -> list[float]:
+    """The x coordinates an arc's path visits (absolute commands M, H, Q and V keep x)."""
+    d = arc.find(NS + "path").get("d")
+    xs, cur = [], 0.0
+    for cmd, args in re.findall(r"([MVHQ])([^MVHQ]*)", d):
+        nums = [float(v) for v in re.findall(r"-?[\d.]+", args)]
+        if cmd == "M" or cmd == "Q":
+            xs.extend(nums[0::2])
+            cur = nums[-2]
+        elif cmd == "H":
+            xs.append(nums[0])
+            cur = nums[0]
+        else:
+            xs.append(cur)
+    return xs
+
+
+def test_direction_is_guessed_from_the_script():
+    from tsdsl.draw.svg import right_to_left
+
+    assert right_to_left(HEBREW) and right_to_left(ARABIC_WITH_LATIN)
+    assert not right_to_left(["The", "boy", "ate", "תפוח"])  # one Hebrew word in English
+    assert not right_to_left(["3", ",", "."])  # no letters at all: left to right
+    assert right_to_left(["The"], "rtl") and not right_to_left(HEBREW, "ltr")
+    with pytest.raises(ValueError):
+        right_to_left(HEBREW, "up")
+
+
+def test_a_hebrew_sentence_is_drawn_from_the_right(tmp_path, capsys):
+    """ROOT on the right, then the words leftwards in order; every arc ends at its dependent;
+    the sentence text of the HTML page is marked right to left; --direction ltr overrides."""
+    heads, labels = [2, 0, 2, 3, 2], ["nsubj", "root", "obj", "amod", "punct"]
+    f = tmp_path / "he.conllu"
+    f.write_text("# text = " + " ".join(HEBREW) + "\n" + conllu_block(HEBREW, heads, labels), encoding="utf-8")
+    code, _, err = run(capsys, "draw", str(f), "-o", str(tmp_path / "he.svg"))
+    assert code == 0, err
+    (group,) = sentences_svg((tmp_path / "he.svg").read_text(encoding="utf-8"))
+    xs = token_xs(group)
+    assert [xs[k] for k in range(len(HEBREW) + 1)] == sorted(xs.values(), reverse=True)
+    for arc in arcs_of(group):
+        assert abs(path_xs(arc)[-1] - xs[int(arc.get("data-dep"))]) < 0.11
+    assert run(capsys, "draw", str(f), "-o", str(tmp_path / "he.html"))[0] == 0
+    assert 'class="text" dir="rtl"' in (tmp_path / "he.html").read_text(encoding="utf-8")
+    assert run(capsys, "draw", str(f), "-o", str(tmp_path / "ltr.svg"), "--direction", "ltr")[0] == 0
+    (group,) = sentences_svg((tmp_path / "ltr.svg").read_text(encoding="utf-8"))
+    xs = token_xs(group)
+    assert [xs[k] for k in range(len(HEBREW) + 1)] == sorted(xs.values())
+
+
+@given(forms_and_tree(max_n=8))
+def test_right_to_left_is_the_mirror_of_left_to_right(case):
+    """Any tree: the right-to-left picture is the left-to-right one mirrored, token by token
+    and arc by arc, within the same width."""
+    forms, heads, labels = case
+    sentence = one_sentence(forms, heads, labels)
+    ltr, _ = draw_sentences(sentence, direction="ltr")
+    rtl, _ = draw_sentences(sentence, direction="rtl")
+    assert (ltr[0].width, ltr[0].height) == (rtl[0].width, rtl[0].height) and rtl[0].rtl and not ltr[0].rtl
+    width = ltr[0].width
+    (g_ltr,) = sentences_svg(render_svg(ltr, with_gold=False))
+    (g_rtl,) = sentences_svg(render_svg(rtl, with_gold=False))
+    a, b = token_xs(g_ltr), token_xs(g_rtl)
+    assert a.keys() == b.keys() and all(abs(b[k] - (width - a[k])) < 0.11 for k in a)
+    arcs_l = {(x.get("data-head"), x.get("data-dep")): path_xs(x) for x in arcs_of(g_ltr)}
+    arcs_r = {(x.get("data-head"), x.get("data-dep")): path_xs(x) for x in arcs_of(g_rtl)}
+    assert arcs_l.keys() == arcs_r.keys()
+    for key, xs in arcs_l.items():
+        assert all(abs(r - (width - l)) < 0.21 for l, r in zip(xs, arcs_r[key])), key

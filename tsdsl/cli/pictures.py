@@ -33,6 +33,10 @@ class Draw(Command):
                              "head:label pair is an arc, empty nodes (8.1) are drawn in grey italics after their "
                              "word; against GOLD.conllu, arcs are compared as (head, dependent, label) sets. "
                              "A sentence whose DEPS is _ on every word is an error")
+        sp.add_argument("--direction", choices=("auto", "ltr", "rtl"), default="auto",
+                        help="lay each sentence out left to right or right to left (ROOT on the right, as Hebrew "
+                             "and Arabic read); auto (default): right to left when most of its letters are of a "
+                             "right-to-left script")
 
     def run(self, args) -> int:
         from ..draw import draw_sentences, parse_ranges, render_html, render_svg
@@ -49,7 +53,8 @@ class Draw(Command):
         # broken: that is when a picture helps most; the gold trees must be trees
         sentences = read_conllu(args.file, require_heads=False, allow_multiple_roots=True, check_trees=False)
         gold = read_conllu(args.gold, allow_multiple_roots=True) if args.gold else None
-        drawn, chosen = draw_sentences(sentences, gold, ranges, args.limit or None, deps=args.deps)
+        drawn, chosen = draw_sentences(sentences, gold, ranges, args.limit or None, deps=args.deps,
+                                       direction=args.direction)
         for d in drawn:
             if d.problems:
                 s = sentences[d.number - 1]

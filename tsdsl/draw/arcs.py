@@ -89,6 +89,7 @@ class Diagram:
     tokens: Sequence[Token]
     arcs: Sequence[Arc]
     below: Sequence[Arc] = field(default_factory=tuple)
+    rtl: bool = False  # right to left: token 0 on the right, as a right-to-left script reads
 
     def positions(self) -> list[float]:
         """The x of each token's centre."""
@@ -109,8 +110,13 @@ class Diagram:
         return xs
 
     def render(self) -> tuple[str, float, float]:
-        """The diagram as SVG elements with its origin at (0, 0), and its width and height."""
+        """The diagram as SVG elements with its origin at (0, 0), and its width and height
+        (right to left: laid out left to right, then mirrored)."""
         xs = self.positions()
+        width = (xs[-1] if xs else 0.0) + max((text_width(self.tokens[-1].word, WORD_SIZE) / 2 if self.tokens else 0),
+                                                12.0) + 14.0
+        if self.rtl:
+            xs = [width - x for x in xs]
         up = arc_levels(self.arcs)
         down = arc_levels(self.below)
         top = (max(up, default=0)) * LEVEL_STEP + 14.0
@@ -133,14 +139,12 @@ class Diagram:
         low = base + (48.0 if any(t.sub for t in self.tokens) else 36.0)
         for arc, level in zip(self.below, down):
             parts.append(self._arc(arc, xs, low, level * LEVEL_STEP * 0.8, up=False))
-        width = (xs[-1] if xs else 0.0) + max((text_width(self.tokens[-1].word, WORD_SIZE) / 2 if self.tokens else 0),
-                                                12.0) + 14.0
         height = low + (max(down, default=0) * LEVEL_STEP * 0.8 + 14.0 if self.below else 0.0)
         return "".join(parts), width, height
 
     @staticmethod
     def _arc(arc: Arc, xs: Sequence[float], y0: float, rise: float, *, up: bool) -> str:
-        direction = 1 if arc.dep > arc.head else -1
+        direction = 1 if xs[arc.dep] > xs[arc.head] else -1
         x1 = xs[arc.head] + direction * 5.0
         x2 = xs[arc.dep]
         sign = -1 if up else 1

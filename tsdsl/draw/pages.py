@@ -11,6 +11,10 @@ their own after the word they follow, greyed and italic.  Against gold, arcs are
 sets of (head, dependent, label) over the IDs as written (empty nodes not collapsed): an arc
 not in gold is red, one whose head and dependent are in gold with another label orange, and a
 gold arc missing from the file is drawn dotted under the words.
+
+A sentence in a right-to-left script (Hebrew, Arabic ...: :func:`~.svg.right_to_left`) is laid
+out right to left, ``ROOT`` on the right and the first word next to it, as displaCy does with
+``direction: rtl``; ``direction`` ("ltr", "rtl") overrides the guess.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from ..treebank.enhanced import enhanced_arcs
 from ..treebank.evaluate import check_aligned
 from ..treebank.trees import cycle_word
 from .arcs import Arc, Diagram, Token, crossing_pairs
-from .svg import esc, fmt, html_page, svg_document, text_width
+from .svg import esc, fmt, html_page, right_to_left, svg_document, text_width
 
 LEGEND = (("root", "root arc"), ("crossing", "crossing (non-projective) arc"), ("wrong-head", "wrong head"),
           ("gold", "its gold arc (under the words)"), ("wrong-label", "right head, wrong label"))
@@ -48,6 +52,7 @@ class Drawn:
     wrong_labels: int
     missing: int = 0  # --deps: gold arcs the file lacks
     graph: bool = False  # drawn from DEPS (--deps)
+    rtl: bool = False  # laid out right to left
     problems: tuple[str, ...] = ()  # why the tree is not a tree (a parser's broken output is drawn as it is)
 
 
@@ -100,8 +105,9 @@ def select(count: int, ranges: Optional[Sequence[tuple[int, Optional[int]]]]) ->
     return [k for k in range(count) if any(a <= k + 1 <= (b if b is not None else count) for a, b in ranges)]
 
 
-def draw_sentence(sentence: Sentence, number: int, gold: Optional[Sentence] = None) -> Drawn:
-    """The diagram of one sentence, compared with ``gold`` when given.
+def draw_sentence(sentence: Sentence, number: int, gold: Optional[Sentence] = None, direction: str = "auto") -> Drawn:
+    """The diagram of one sentence, compared with ``gold`` when given, laid out in
+    ``direction`` (see the module docstring).
 
     Raises:
         UsageError: ``gold`` has another number of words (naming both files and lines).
@@ -143,10 +149,11 @@ def draw_sentence(sentence: Sentence, number: int, gold: Optional[Sentence] = No
                 wrong_labels += 1
                 title += f"; wrong label: gold is {gl}"
         arcs.append(Arc(a.head, a.dep, a.label, tuple(css), title))
-    body, width, height = Diagram(tokens, arcs, below).render()
+    rtl = right_to_left(forms, direction)
+    body, width, height = Diagram(tokens, arcs, below, rtl=rtl).render()
     heading = f"{number}" + (f" · {sentence.sent_id}" if sentence.sent_id else "")
     return Drawn(number, heading, sentence.text, body, width, height, len(arcs), len(crossing), wrong_heads,
-                 wrong_labels, problems=not_a_tree(heads))
+                 wrong_labels, problems=not_a_tree(heads), rtl=rtl)
 
 
 def not_a_tree(heads: Sequence[Optional[int]]) -> tuple[str, ...]:
@@ -188,9 +195,9 @@ def _checked_arcs(sentence: Sentence, number: int):
     return enhanced_arcs(sentence)
 
 
-def draw_graph(sentence: Sentence, number: int, gold: Optional[Sentence] = None) -> Drawn:
-    """The enhanced graph (DEPS) of one sentence, compared with ``gold``'s when given (see the
-    module docstring).
+def draw_graph(sentence: Sentence, number: int, gold: Optional[Sentence] = None, direction: str = "auto") -> Drawn:
+    """The enhanced graph (DEPS) of one sentence, compared with ``gold``'s when given, laid out
+    in ``direction`` (see the module docstring).
 
     Raises:
         UsageError: the sentence (or its gold) has no DEPS, or ``gold`` has another number of words.
@@ -258,17 +265,20 @@ def draw_graph(sentence: Sentence, number: int, gold: Optional[Sentence] = None)
                 continue  # drawn above (a wrong label is shown on the file's arc)
             done.add((h, d, lab))
             below.append(Arc(where[h], where[d], lab, ("gold-head",), f"gold, missing: {name(h)} → {name(d)} ({lab})"))
-    body, width, height = Diagram(tokens, arcs, below).render()
+    rtl = right_to_left([t.word for t in tokens[1:]], direction)
+    body, width, height = Diagram(tokens, arcs, below, rtl=rtl).render()
     heading = f"{number}" + (f" · {sentence.sent_id}" if sentence.sent_id else "")
     return Drawn(number, heading, sentence.text, body, width, height, len(arcs), len(crossing), wrong,
-                 wrong_labels, missing=len(below), graph=True)
+                 wrong_labels, missing=len(below), graph=True, rtl=rtl)
 
 
 def draw_sentences(sentences: Sequence[Sentence], gold: Optional[Sequence[Sentence]] = None,
                    ranges: Optional[Sequence[tuple[int, Optional[int]]]] = None,
-                   limit: Optional[int] = None, *, deps: bool = False) -> tuple[list[Drawn], int]:
+                   limit: Optional[int] = None, *, deps: bool = False,
+                   direction: str = "auto") -> tuple[list[Drawn], int]:
     """Draw the selected sentences (at most ``limit``); also returns how many were selected.
-    ``deps`` draws their enhanced graphs (:func:`draw_graph`) instead of their trees.
+    ``deps`` draws their enhanced graphs (:func:`draw_graph`) instead of their trees;
+    ``direction`` lays each out ("auto": by its script; "ltr", "rtl").
 
     Raises:
         MismatchError: ``gold`` does not hold the same sentences with the same words, checked
@@ -280,7 +290,7 @@ def draw_sentences(sentences: Sequence[Sentence], gold: Optional[Sequence[Senten
     chosen = select(len(sentences), ranges)
     shown = chosen if limit is None else chosen[:limit]
     draw = draw_graph if deps else draw_sentence
-    return [draw(sentences[k], k + 1, gold[k] if gold is not None else None) for k in shown], len(chosen)
+    return [draw(sentences[k], k + 1, gold[k] if gold is not None else None, direction) for k in shown], len(chosen)
 
 
 def _legend_svg(with_gold: bool, graph: bool = False) -> tuple[str, float]:
@@ -327,7 +337,7 @@ def render_html(drawn: Sequence[Drawn], *, title: str, with_gold: bool, note: st
     sections = []
     for d in drawn:
         stats = summary([d], with_gold=with_gold).split(", ", 1)[1]
-        text = f'<p class="text">{esc(d.text)}</p>' if d.text else ""
+        text = f'<p class="text" dir="{"rtl" if d.rtl else "ltr"}">{esc(d.text)}</p>' if d.text else ""
         if d.problems:
             text += f'<p class="problem">not a tree: {esc("; ".join(d.problems))}</p>'
         sections.append(f'<section id="s{d.number}"><h2>{esc(d.heading)} <small>{esc(stats)}</small></h2>{text}'

@@ -70,6 +70,32 @@ def text_width(text: str, size: float = 14.0) -> float:
     return units * size * 0.58
 
 
+DIRECTIONS = ("auto", "ltr", "rtl")
+"""How ``tsdsl draw --direction`` lays a sentence out: from its script (auto), or as asked."""
+
+
+def right_to_left(words, direction: str = "auto") -> bool:
+    """Whether to lay ``words`` out right to left: ``direction`` "rtl" or "ltr" as asked, or
+    "auto" when more of their letters belong to right-to-left scripts (Unicode bidirectional
+    class R or AL: Hebrew, Arabic, Syriac, Thaana, N'Ko ...) than to left-to-right ones (class
+    L).  Counted over every word, not from the first strong letter as a browser's
+    ``dir="auto"`` does, so that an Arabic sentence opening with a Latin name or a number is
+    still drawn as Arabic reads."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}")
+    if direction != "auto":
+        return direction == "rtl"
+    rtl = ltr = 0
+    for word in words:
+        for ch in word:
+            kind = unicodedata.bidirectional(ch)
+            if kind in ("R", "AL"):
+                rtl += 1
+            elif kind == "L":
+                ltr += 1
+    return rtl > ltr
+
+
 def fmt(x: float) -> str:
     """A coordinate with at most one decimal."""
     return f"{x:.1f}".rstrip("0").rstrip(".")
