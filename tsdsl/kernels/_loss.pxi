@@ -171,8 +171,8 @@ cdef int loss_bound(const St* s, const int* gold, Reach* r, int* wrong, int* rig
 
 
 cdef class ExactLoss:
-    """The exact loss search of one gold tree on a bounded, single-head kernel (see the top
-    of _loss.pxi); its memo is kept from call to call, as LossSearch keeps its own."""
+    """The exact loss search of one gold tree on a single-head kernel (see the top of
+    _loss.pxi); its memo is kept from call to call, as LossSearch keeps its own."""
     cdef Search w
     cdef LossMap memo
     cdef int* blk          # gold_fill's layout
@@ -192,6 +192,7 @@ cdef class ExactLoss:
     cdef int* ch_a         # per depth, ``width`` each: the children's actions and bounds, in search order
     cdef int* ch_lb
     cdef long long* ch_ord
+    cdef int ch_depths     # depths the three arrays have room for (grown as the path deepens)
     cdef Reach reach
     cdef object reach_keep  # the table's array, kept alive
     cdef long long cycles
@@ -248,12 +249,9 @@ cdef class ExactLoss:
         self.fbest = <int*>malloc(sizeof(int) * cap)
         self.fown = <int*>malloc(sizeof(int) * cap)
         self.fhits = <long long*>malloc(sizeof(long long) * cap)
-        self.ch_a = <int*>malloc(sizeof(int) * cap * self.width)
-        self.ch_lb = <int*>malloc(sizeof(int) * cap * self.width)
-        self.ch_ord = <long long*>malloc(sizeof(long long) * cap * self.width)
         self.nonmono = <unsigned char*>calloc(self.width, 1)
         if not (self.blk and self.heads and self.fkey and self.fi and self.fn and self.fbest and self.fown
-                and self.fhits and self.ch_a and self.ch_lb and self.ch_ord and self.nonmono):
+                and self.fhits and self.nonmono) or self.grow(64) < 0:
             raise MemoryError()
         if nonmonotonic is not None and self.nact:
             memcpy(self.nonmono, uint8_data(nonmonotonic, "nonmonotonic", self.nact), self.nact)
@@ -269,6 +267,31 @@ cdef class ExactLoss:
         free(self.fown); free(self.fhits); free(self.ch_a); free(self.ch_lb); free(self.ch_ord)
         free(self.reach.pos); free(self.nonmono)
 
+    cdef int grow(self, int depths) noexcept nogil:
+        """Room in the children arrays for ``depths`` depths (at most the path's cap): the
+        path of a long sentence may go thousands deep, but rarely does; -1 out of memory."""
+        cdef int* a
+        cdef int* lb
+        cdef long long* o
+        if depths > self.w.depth_cap:
+            depths = self.w.depth_cap
+        if depths <= self.ch_depths:
+            return 0
+        a = <int*>realloc(self.ch_a, sizeof(int) * <size_t>depths * self.width)
+        if a == NULL:
+            return -1
+        self.ch_a = a
+        lb = <int*>realloc(self.ch_lb, sizeof(int) * <size_t>depths * self.width)
+        if lb == NULL:
+            return -1
+        self.ch_lb = lb
+        o = <long long*>realloc(self.ch_ord, sizeof(long long) * <size_t>depths * self.width)
+        if o == NULL:
+            return -1
+        self.ch_ord = o
+        self.ch_depths = depths
+        return 0
+
     @property
     def memo_size(self):
         """Configurations whose loss is memoized."""
@@ -281,9 +304,9 @@ cdef class ExactLoss:
         cdef St* child
         cdef uint64_t key = st_key(s)
         cdef int v, j, a, lb, wrong, right, k, m
-        cdef int* acts = self.ch_a + <size_t>depth * self.width
-        cdef int* lbs = self.ch_lb + <size_t>depth * self.width
-        cdef long long* ords = self.ch_ord + <size_t>depth * self.width
+        cdef int* acts
+        cdef int* lbs
+        cdef long long* ords
         cdef long long o, span = self.n + 2
         v = lossmap_get(&self.memo, key)
         if v >= 0:
@@ -299,8 +322,11 @@ cdef class ExactLoss:
             return LOSS_OVER
         self.expanded += 1
         child = search_frame(&self.w, depth + 1, self.n)
-        if child == NULL:
+        if child == NULL or (depth >= self.ch_depths and self.grow(2 * (depth + 1)) < 0):
             return LOSS_OOM
+        acts = self.ch_a + <size_t>depth * self.width
+        lbs = self.ch_lb + <size_t>depth * self.width
+        ords = self.ch_ord + <size_t>depth * self.width
         m = 0
         for a in range(s.nact):
             if not valid_nt(s, a):
