@@ -5,7 +5,8 @@ test_loss.py).
 Both are exact, so on every single-head system of ``systems/`` and ``systems/readings/`` the
 loss of a configuration and the cost of every legal action there must be equal: random gold
 trees and random legal action prefixes (Hypothesis), with the bound's arc reachability table
-(``reach.reach_table``) and without it.  A table that claims no arc can be built any more is
+(``reach.reach_table``), without it, and with the blocked-core term that ``trace`` adds where
+``planar.search_pruning`` proves an arc gap.  A table that claims no arc can be built any more is
 an inadmissible bound: the comparison must then find a difference, which shows it can.
 """
 
@@ -24,6 +25,7 @@ from tsdsl.interp import Interpreter
 from tsdsl.kernels import compile_system
 from tsdsl.kernels.exact_loss import CompiledLossSearch, supports
 from tsdsl.verify.loss import LossSearch
+from tsdsl.verify.planar import search_pruning
 from tsdsl.verify.reach import reach_table
 from tsdsl.verify.strategies import trees
 
@@ -79,10 +81,10 @@ def test_compiled_costs_are_the_interpreters(spec):
         table = reach_table(system, n_tokens(system, len(heads)))
         if not system.unbounded:
             assert table is not None
-        for reach in (table, None):
-            search = CompiledLossSearch(kernel, heads, reach)
+        for reach, pruning in ((table, None), (None, None), (table, search_pruning(system, len(heads)))):
+            search = CompiledLossSearch(kernel, heads, reach, pruning)
             got = search.costs(prefix, BUDGET)
-            assert got is not None and same(got, expected), (reach is not None, got, expected)
+            assert got is not None and same(got, expected), (reach is not None, pruning, got, expected)
             base, after = search.losses(prefix, BUDGET)  # again, from the memo: the same answer
             assert base == LossSearch(it, heads).loss(c)
             assert same({a: v - base for a, v in after.items()}, expected)
@@ -160,3 +162,32 @@ def test_table1_is_the_same_with_the_compiled_search(stem):
         assert got == want
         rows.append(want)
     assert rows[0].average != rows[1].average
+
+
+def test_the_blocked_core_term_prunes():
+    """Where an arc gap is proved (Attardi: G = 1), the blocked-core term cuts configurations
+    the reachability bound cannot: fewer are expanded, for the same answers."""
+    import random
+
+    from tsdsl.verify.oracle_check import random_tree
+
+    system, it, kernel = loaded(SYSTEMS / "attardi.ts")
+    rng = random.Random(5)
+    plain_total = pruned_total = 0
+    for _ in range(40):
+        heads = random_tree(rng, 8, projective=False)
+        table = reach_table(system, n_tokens(system, len(heads)))
+        assert search_pruning(system, len(heads))["gap"] == 1
+        c, prefix = it.initial(len(heads)), []
+        for _ in range(rng.randint(0, 10)):
+            if it.is_terminal(c) or not it.legal(c):
+                break
+            a = rng.choice(it.legal(c))
+            it.apply(c, a)
+            prefix.append(a)
+        plain = CompiledLossSearch(kernel, heads, table)
+        pruned = CompiledLossSearch(kernel, heads, table, search_pruning(system, len(heads)))
+        assert pruned.loss(prefix, BUDGET) == plain.loss(prefix, BUDGET)
+        plain_total += plain.expanded
+        pruned_total += pruned.expanded
+    assert pruned_total < plain_total

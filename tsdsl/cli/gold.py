@@ -111,6 +111,7 @@ def trace_gold(args, system, it, write_html) -> int:
     from ..trace import apply_recorded, final_step, render_steps
     from ..treebank.conllu import read_conllu
     from ..verify.loss import BudgetExceeded, LossSearch
+    from ..verify.planar import search_pruning
     from ..verify.reach import reach_table
 
     sentences = read_conllu(args.gold)
@@ -149,7 +150,8 @@ def trace_gold(args, system, it, write_html) -> int:
         if kernel is not None and supports(kernel):
             if not compiled:
                 n_tokens = len(gold) + (0 if system.root == "none" else 1)
-                compiled.append(CompiledLossSearch(kernel, gold, reach_table(system, n_tokens)))
+                compiled.append(CompiledLossSearch(kernel, gold, reach_table(system, n_tokens),
+                                                   search_pruning(system, len(gold))))
             limit = DERIVE_FACTOR * budget
             found = compiled[0].costs(prefix, limit)
             return None if found is None else {a: (int(v) if v != float("inf") else v) for a, v in found.items()}

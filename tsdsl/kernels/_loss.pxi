@@ -141,14 +141,31 @@ cdef bint reach_arc(const St* s, const Reach* r, int h, int d) noexcept nogil:
     return r.table[(i * 2 + (h == s.root)) * 2 + (d == s.root)] != 0
 
 
-cdef int loss_bound(const St* s, const int* gold, Reach* r, int* wrong, int* right) noexcept nogil:
+cdef struct Blocked:
+    int gap             # the arc gap the caller proved (tsdsl.verify.planar.search_pruning), -1: none
+    bint bottom_up
+    int anchor
+    int* rest           # scratch, per token: its gold head, -1 once counted (or no gold head)
+    int* core           # blocked()'s scratch
+    int* pre
+
+
+cdef int loss_bound(const St* s, const int* gold, Reach* r, Blocked* bk, int* wrong, int* right) noexcept nogil:
     """The lower bound of the loss reachable from ``s`` (gold: gold head token per token, as
-    gold_fill lays it out), and the arcs now wrong and right (for the search order)."""
-    cdef int d, h, g, b = 0
+    gold_fill lays it out), and the arcs now wrong and right (for the search order).  With a
+    proved arc gap (bk.gap >= 0), one more when the gold arcs still to build, those of the
+    words already counted left out, hold a blocked core (``blocked``): one of them at least
+    is never built, and making one buildable would take a word of the core's, or a token
+    between, out wrongly: a word not counted yet."""
+    cdef int d, h, g, b = 0, t
+    cdef bint lost
     wrong[0] = 0
     right[0] = 0
     if r.table != NULL:
         reach_positions(s, r)
+    if bk.gap >= 0:
+        for t in range(s.ntok):
+            bk.rest[t] = gold[t]
     for d in range(1, s.n + 1):
         h = s.head[d]
         g = gold[d]
@@ -159,14 +176,19 @@ cdef int loss_bound(const St* s, const int* gold, Reach* r, int* wrong, int* rig
             wrong[0] += 1
         elif h == g:    # headless, and its gold head is the root of a system without one
             continue
+        lost = False
         if s.where[d] < 0:  # d left every list: its head is final
-            if h >= 0 or (ATTACH_HEADLESS and g != s.root) or (not ATTACH_HEADLESS and HAS_ROOT):
-                b += 1
+            lost = h >= 0 or (ATTACH_HEADLESS and g != s.root) or (not ATTACH_HEADLESS and HAS_ROOT)
         elif MONOTONIC and h >= 0:
-            b += 1
+            lost = True
         elif r.table != NULL and not (g == s.root and (ATTACH_HEADLESS or not HAS_ROOT)):
-            if g >= 0 and not reach_arc(s, r, g, d):
-                b += 1
+            lost = g >= 0 and not reach_arc(s, r, g, d)
+        if lost:
+            b += 1
+            if bk.gap >= 0:
+                bk.rest[d] = -1
+    if bk.gap >= 0 and blocked(s, bk.rest, bk.gap, bk.bottom_up, bk.anchor, bk.core, bk.pre):
+        b += 1
     return b
 
 
@@ -195,18 +217,32 @@ cdef class ExactLoss:
     cdef int ch_depths     # depths the three arrays have room for (grown as the path deepens)
     cdef Reach reach
     cdef object reach_keep  # the table's array, kept alive
+    cdef Blocked bk
     cdef long long cycles
     cdef long long expanded
     cdef long long budget
 
     def __cinit__(self, object gold_heads, object table=None, int nact=0, object reach=None,
-                  object nonmonotonic=None):
+                  object nonmonotonic=None, int gap=-1, bint bottom_up=False, int anchor=-1):
         """gold_heads: CoNLL-U numbering; table, nact: capacity inf, the sentence's action table;
         reach: None, or reach.reach_table's (M, open_right, F, table); nonmonotonic: None, or
-        uint8 per action, 1 for those that can change or remove an arc."""
+        uint8 per action, 1 for those that can change or remove an arc; gap, bottom_up, anchor:
+        what tsdsl.verify.planar.search_pruning proved (gap -1: nothing), for the blocked-core
+        term of the bound (LossSearch has none: the values stay, fewer configurations are
+        expanded)."""
         cdef Py_ssize_t n = len(gold_heads), d, cap, k
         cdef int M, F
         memset(&self.reach, 0, sizeof(Reach))
+        memset(&self.bk, 0, sizeof(Blocked))
+        self.bk.gap = gap if gap >= 0 else -1
+        self.bk.bottom_up = bottom_up
+        self.bk.anchor = anchor if gap >= 0 else -1
+        if gap >= 0:
+            self.bk.rest = <int*>malloc(sizeof(int) * (n + 3))
+            self.bk.core = <int*>malloc(sizeof(int) * (n + 3))
+            self.bk.pre = <int*>malloc(sizeof(int) * 3 * (n + 4))
+            if not (self.bk.rest and self.bk.core and self.bk.pre):
+                raise MemoryError()
         if MULTI:
             raise ValueError("the compiled exact loss needs a single-head action set")
         self.n = <int>n
@@ -266,6 +302,7 @@ cdef class ExactLoss:
         free(self.blk); free(self.heads); free(self.fkey); free(self.fi); free(self.fn); free(self.fbest)
         free(self.fown); free(self.fhits); free(self.ch_a); free(self.ch_lb); free(self.ch_ord)
         free(self.reach.pos); free(self.nonmono)
+        free(self.bk.rest); free(self.bk.core); free(self.bk.pre)
 
     cdef int grow(self, int depths) noexcept nogil:
         """Room in the children arrays for ``depths`` depths (at most the path's cap): the
@@ -333,7 +370,7 @@ cdef class ExactLoss:
                 continue
             st_copy_into(child, s)
             apply_legal(child, a, -1)
-            lb = loss_bound(child, self.blk, &self.reach, &wrong, &right)
+            lb = loss_bound(child, self.blk, &self.reach, &self.bk, &wrong, &right)
             o = (((lb * span + wrong) * span + (span - right)) * 2 + self.nonmono[a]) * self.width + a
             k = m
             while k > 0 and ords[k - 1] > o:   # insertion sort: a handful of actions
@@ -349,7 +386,7 @@ cdef class ExactLoss:
         self.fi[depth] = 0
         self.fn[depth] = m
         self.fbest[depth] = LOSS_INF
-        self.fown[depth] = loss_bound(s, self.blk, &self.reach, &wrong, &right)
+        self.fown[depth] = loss_bound(s, self.blk, &self.reach, &self.bk, &wrong, &right)
         self.fhits[depth] = self.cycles
         return LOSS_PUSHED
 

@@ -30,9 +30,11 @@ class CompiledLossSearch:
     numbering), each configuration named by the actions that reach it from the initial one.
     ``reach``: :func:`tsdsl.verify.reach.reach_table` of the system for this sentence's token
     count, the bound's arc reachability term (None: without it, the same answers from more
-    configurations).  The memo is kept from call to call, as LossSearch keeps its own."""
+    configurations).  ``pruning``: :func:`tsdsl.verify.planar.search_pruning` of the system for
+    this sentence's length, a further term of the bound (a blocked core of the gold arcs still
+    to build) that LossSearch lacks: the same answers from fewer configurations.  The memo is kept from call to call, as LossSearch keeps its own."""
 
-    def __init__(self, kernel, gold: Sequence[int], reach=None):
+    def __init__(self, kernel, gold: Sequence[int], reach=None, pruning: Optional[dict] = None):
         if not supports(kernel):
             raise ValueError(f"{kernel.system.name}: the compiled exact loss needs a single-head action set")
         self.kernel = kernel
@@ -46,7 +48,9 @@ class CompiledLossSearch:
             names, ids = kernel.action_names, kernel.action_ids
         changing = kernel.system.nonmonotonic_actions(n_tokens)
         nonmono = np.asarray([name in changing for name in names], dtype=np.uint8)
-        self._search = kernel.module.ExactLoss(heads, table, len(names) if table is not None else 0, reach, nonmono)
+        prune = {k: v for k, v in (pruning or {}).items() if v is not None}
+        self._search = kernel.module.ExactLoss(heads, table, len(names) if table is not None else 0, reach, nonmono,
+                                               **prune)
         self._names, self._ids = list(names), ids
         self._inf = self._search.inf_value
         self.expanded = 0
