@@ -5,8 +5,8 @@ thousand a second in Python: ``trace --gold --costs`` of a 34-word sentence with
 without a declared exact oracle (Attardi) took minutes, and showed ``?`` where a step ran
 over its budget.  The same search in the kernel expands millions a second.  It answers for
 single-head action sets, bounded or capacity inf; :func:`supports` says whether a kernel has
-one, and the callers keep the interpreter's search for multihead specs.  Its answers are LossSearch's
-(``tests/test_exact_loss.py`` compares them on every such seed spec).
+one, and the callers keep the interpreter's search for multihead specs.  Its answers are
+LossSearch's (``tests/test_exact_loss.py`` compares them on every such seed spec).
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ class CompiledLossSearch:
     count, the bound's arc reachability term (None: without it, the same answers from more
     configurations).  ``pruning``: :func:`tsdsl.verify.planar.search_pruning` of the system for
     this sentence's length, a further term of the bound (a blocked core of the gold arcs still
-    to build) that LossSearch lacks: the same answers from fewer configurations.  The memo is kept from call to call, as LossSearch keeps its own."""
+    to build) that LossSearch lacks: the same answers from fewer configurations.  The memo is
+    kept from call to call, as LossSearch keeps its own."""
 
     def __init__(self, kernel, gold: Sequence[int], reach=None, pruning: Optional[dict] = None):
         if not supports(kernel):

@@ -13,7 +13,7 @@ import math
 import random
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from .. import ir
 from ..errors import UsageError
