@@ -87,20 +87,6 @@ cdef int lossmap_put(LossMap* m, uint64_t key, int val) noexcept nogil:
     return 0
 
 
-cdef int loss_hamming(const St* s, const int* heads) noexcept nogil:
-    """The words whose output head (after the end-of-parse rule, as ``derived`` reads it)
-    differs from gold ``heads`` (CoNLL-U numbering) in a terminal configuration."""
-    cdef int d, ph, headless = 0, wrong = 0
-    for d in range(1, s.n + 1):
-        headless += s.head[d] < 0
-    for d in range(1, s.n + 1):
-        ph = out_head(s, d)
-        if ph < 0 and (ATTACH_HEADLESS or (not HAS_ROOT and headless == 1)):
-            ph = 0
-        wrong += ph != heads[d - 1]
-    return wrong
-
-
 cdef struct Reach:
     const unsigned char* table  # reach.reach_table's, NULL: none
     int M                       # offsets from a list's open end are counted up to M
@@ -353,7 +339,7 @@ cdef class ExactLoss:
                 self.cycles += 1
                 return LOSS_INF
         if st_terminal(s):
-            v = loss_hamming(s, self.heads)
+            v = output_errors(s, self.heads)
             return LOSS_OOM if lossmap_put(&self.memo, key, v) < 0 else v
         if self.expanded >= self.budget or depth + 1 >= self.w.depth_cap:
             return LOSS_OVER

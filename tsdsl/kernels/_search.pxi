@@ -180,19 +180,23 @@ cdef bint blocked(const St* s, const int* gold, int gap, bint bottom_up, int anc
     return False
 
 
-cdef bint derived(const St* s, const int* heads) noexcept nogil:
-    """Whether a terminal configuration's output (after the end-of-parse rule) is the gold
-    tree ``heads`` (CoNLL-U numbering)."""
-    cdef int d, ph, headless = 0
+cdef int output_errors(const St* s, const int* heads) noexcept nogil:
+    """The words of a terminal configuration whose output head (after the end-of-parse rule)
+    differs from gold ``heads`` (CoNLL-U numbering): the Hamming loss of its output."""
+    cdef int d, ph, headless = 0, wrong = 0
     for d in range(1, s.n + 1):
         headless += s.head[d] < 0
     for d in range(1, s.n + 1):
         ph = out_head(s, d)
         if ph < 0 and (ATTACH_HEADLESS or (not HAS_ROOT and headless == 1)):
             ph = 0
-        if ph != heads[d - 1]:
-            return False
-    return True
+        wrong += ph != heads[d - 1]
+    return wrong
+
+
+cdef inline bint derived(const St* s, const int* heads) noexcept nogil:
+    """Whether a terminal configuration's output is the gold tree ``heads``."""
+    return output_errors(s, heads) == 0
 
 
 cdef struct Search:
