@@ -21,7 +21,11 @@ markers), ``--out FILE`` into FILE.
 Skips with a message when the treebank is absent (``../shared/data/ud/en_gum`` or
 ``$TSDSL_UD_DATA/en_gum``).
 
-    nice -n 10 python bench/parse_speed.py --before REV [--systems arc-eager ...] [--epochs 2]
+With ``--before-models own`` the code of REV trains its own models (into
+``--workdir``/before-REV-models) and parses those: for a change of what a model holds (stop
+31's feature hash), where the same model cannot be read by both; LAS is compared instead.
+
+    nice -n 10 python bench/parse_speed.py --before REV [--before-models own] [--systems arc-eager ...] [--epochs 2]
                                            [--workdir DIR] [--repeats 3] [--out FILE | --write-docs]
 """
 
@@ -55,14 +59,17 @@ BEGIN, END = "<!-- parse-speed:begin -->", "<!-- parse-speed:end -->"
 DOCS = ROOT / "docs" / "kernels.md"  # where --write-docs puts the section
 
 
-def train_one(name: str, model_dir: Path, epochs: int) -> None:
-    """Train ``name`` on en_gum train into ``model_dir`` (this process, this tree's code)."""
-    sys.path.insert(0, str(ROOT))
+def train_one(name: str, model_dir: Path, epochs: int, src: Path = ROOT) -> None:
+    """Train ``name`` on en_gum train into ``model_dir`` (this process, the code under ``src``)."""
+    sys.path.insert(0, str(src))
+    import tsdsl
     from tsdsl.learn.train import TrainOptions, train
 
+    if Path(tsdsl.__file__).resolve().parent.parent != src.resolve():
+        raise SystemExit(f"imported tsdsl from {tsdsl.__file__}, not from {src}")
     spec, overrides, extra, _ = SYSTEMS[name]
     opts = TrainOptions(epochs=epochs, overrides=dict(overrides), tagger=False, parser_tags="gold", **extra)
-    train(str(ROOT / spec), str(DATA / TREEBANK / "train.conllu"), None, str(model_dir), opts, progress=None)
+    train(str(src / spec), str(DATA / TREEBANK / "train.conllu"), None, str(model_dir), opts, progress=None)
 
 
 def measure_one(src: Path, model_dir: Path, repeats: int) -> dict:
@@ -112,7 +119,7 @@ def child(args: list[str]) -> dict:
 def render(rows: list[dict], args) -> str:
     before = bool(args.before)
     lines = [BEGIN, "",
-             f"Produced by `{produced_by('parse_speed.py', args, *(['--before', args.before] if before else []))}` "
+             f"Produced by `{produced_by('parse_speed.py', args, *(['--before', args.before] if before else []), *(['--before-models', 'own'] if before and args.before_models == 'own' else []))}` "
              f"(do not edit by hand). en_gum test, gold tags, greedy, one process at a time, CPU time of the parsing "
              f"process (`time.process_time`: one core's work, on a machine shared with other jobs), best of {args.repeats}; "
              f"models trained {args.epochs} epoch(s) on en_gum train (speed is the point, not accuracy). "
@@ -137,7 +144,9 @@ def render(rows: list[dict], args) -> str:
         if before:
             cells += [f"{r['before']['parse_wps']:,}", f"{r['before']['kernel_wps']:,}"]
         cells += [f"{a['parse_wps']:,}", f"{a['kernel_wps']:,}", f"{a['las']:.2f}"]
-        if before:
+        if before and args.before_models == "own":
+            cells.append(f"own models (LAS before {r['before']['las']:.2f})")
+        elif before:
             cells.append("yes" if r["before"]["digest"] == a["digest"] else "**NO**")
         met_cell = "**met**" if a["parse_wps"] >= TARGET else "not met"
         cells.append(f"({met_cell} with the option)" if option_flags(r["system"]) else met_cell)
@@ -175,16 +184,22 @@ def main(argv=None) -> int:
                     "directory)")
     ap.add_argument("--before", metavar="REV", help="also parse with the code of this git revision (needs the "
                                                     "checkout's .git; default: none)")
+    ap.add_argument("--before-models", choices=("same", "own"), default="same",
+                    help="with --before: parse the same models with both codes (same; the parses are then "
+                         "compared), or let the code of REV train and parse its own (own: for a change of what "
+                         "a model holds, such as stop 31's feature hash; LAS compared instead) (default: "
+                         "%(default)s)")
     ap.add_argument("--repeats", type=int, default=3, help="parses per model; the best is kept (default: %(default)s)")
     add_output_options(ap, DOCS, "the table (a section between parse-speed markers)")
     ap.add_argument("--json", type=Path, help="also write the rows as JSON (after every system; default: none)")
     ap.add_argument("--resume", action="store_true", help="with --json: keep the rows already in it and "
                     "measure only the other systems (default: off)")
-    ap.add_argument("--train-one", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--train-one", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--measure-one", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.train_one:
-        train_one(args.train_one[0], Path(args.train_one[1]), int(args.train_one[2]))
+        train_one(args.train_one[0], Path(args.train_one[1]), int(args.train_one[2]),
+                  *([Path(args.train_one[3])] if len(args.train_one) > 3 else []))
         print(json.dumps({"trained": args.train_one[0]}))
         return 0
     if args.measure_one:
@@ -222,7 +237,15 @@ def main(argv=None) -> int:
         if (model / "model.json").is_file():
             row["outputs"] = len(json.loads((model / "model.json").read_text(encoding="utf-8"))["outputs"])
         if src_before is not None:
-            row["before"] = child(["--measure-one", str(src_before), str(model), str(args.repeats)])
+            before_model = model
+            if args.before_models == "own":
+                before_model = src_before.parent / f"{src_before.name}-models" / model.name
+                if not (before_model / "model.json").is_file():
+                    t0 = time.perf_counter()
+                    r = child(["--train-one", name, str(before_model), str(args.epochs), str(src_before)])
+                    print(f"{name}: trained by {args.before} in {time.perf_counter() - t0:.0f} s "
+                          f"{r.get('error', '')}", flush=True)
+            row["before"] = child(["--measure-one", str(src_before), str(before_model), str(args.repeats)])
         row["after"] = child(["--measure-one", str(ROOT), str(model), str(args.repeats)])
         rows.append(row)
         print(json.dumps(row), flush=True)

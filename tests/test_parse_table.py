@@ -23,7 +23,7 @@ from tsdsl.lang import load_system
 from tsdsl.learn import TrainOptions, train
 from tsdsl.learn import weights as wt
 from tsdsl.learn.data import columns_of, make_batch
-from tsdsl.learn.engine import Engine
+from tsdsl.learn.engine import ROW_SLACK, Engine
 from tsdsl.learn.features import default_features, load_features
 from tsdsl.learn.model import load
 from tsdsl.learn.outputs import build_outputs, unit_names
@@ -275,3 +275,16 @@ def test_parsing_pauses_the_cycle_collector_and_restores_it(toy_model):
             assert not gc.isenabled()
             raise RuntimeError("inside")
     assert gc.isenabled()
+
+
+def test_float16_rows_need_their_slack(kernels):
+    """The kernel reads a float16 row's last outputs as one vector, a few weights past the
+    row: a table without ROW_SLACK zeros after its last row is refused, not over-read."""
+    kernel, features, outputs = kernels["arc-eager"]
+    table = wt.parse_table(random_weights(1, len(outputs), 0.3, 0.3), HASH_BITS)
+    assert table.half and len(table.dense)
+    engine = Engine(kernel, features, outputs, HASH_BITS, table=table)
+    assert len(engine._dense) == table.dense.size + ROW_SLACK and not engine._dense[-ROW_SLACK:].any()
+    bare = np.ascontiguousarray(table.dense).reshape(-1)
+    with pytest.raises(ValueError, match="dense rows: expected at least"):
+        engine.learner.set_sparse(engine._refs, engine._entries, len(table.entries), bare, len(table.dense))

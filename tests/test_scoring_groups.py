@@ -178,7 +178,7 @@ def test_the_check_fails_when_the_walks_are_cut(engines, name, cut):
 
 
 @pytest.mark.parametrize("name", ["covington", "covington-nm"])
-def test_every_walk_of_covington_is_needed(engines, name):
+def test_every_walk_of_covington_is_needed(engines, name, tmp_path):
     """Fernández-González & Gómez-Rodríguez's templates need all four walks (the dependent,
     its heads, its children, its grandchildren): without any one of them a kept sum goes
     stale.  Every token within two arcs of the dependent and of its heads (the rule before
@@ -195,13 +195,25 @@ def test_every_walk_of_covington_is_needed(engines, name):
     finally:
         engine.bind_groups()
     assert stale == 0 and more > misses
+    # a cut walk shows when the parser scans back over a word whose arcs changed since its
+    # sum was kept: random tables whose NO-ARC leans ahead (+0.2 a row, about a fifth of the
+    # spread of a step's scores) scan further; a few tables, until one shows it
+    others = []
+    for seed in (1, 2, 3):
+        e = random_engine(f"{name}.ts", None, tmp_path, seed)
+        e.W[:, list(e.outputs.names).index("NO-ARC")] += 0.2
+        others.append(e)
     for dropped in walks:
-        engine.bind_groups(walks=tuple(tuple(w for w in ws if w != dropped) for ws in per_group))
-        try:
-            mismatches, _, _ = checked_parse(engine, toy_batch(engine, TOY_TRAIN))
-        finally:
-            engine.bind_groups()
-        assert mismatches > 0, dropped
+        found = 0
+        for e in others:
+            e.bind_groups(walks=tuple(tuple(w for w in ws if w != dropped) for ws in per_group))
+            try:
+                found, _, _ = checked_parse(e, toy_batch(e, TOY_TRAIN))
+            finally:
+                e.bind_groups()
+            if found:
+                break
+        assert found > 0, dropped
 
 
 def test_kept_sums_parse_as_recomputed_sums(engines):

@@ -161,10 +161,13 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
                     else:
                         extract(&s, &self.fx, m, feats)
                         score(m, feats, nf, sc)
-                    p = legal[0]  # the first best-scoring legal output
-                    for k in range(1, n_legal):
-                        if sc[legal[k]] > sc[p]:
-                            p = legal[k]
+                    if n_legal == C:  # every output legal (NM Covington's steps): a vector argmax
+                        p = tsdsl_argmax(sc, C)
+                    else:
+                        p = legal[0]  # the first best-scoring legal output
+                        for k in range(1, n_legal):
+                            if sc[legal[k]] > sc[p]:
+                                p = legal[k]
                     if m.root_lab >= 0 and root_label_wrong(&s, m, unit[p], p):
                         p = best_keeping_root_label(&s, m, unit, legal, n_legal, sc, NULL, p)
                 if HAS_UNLABELED:

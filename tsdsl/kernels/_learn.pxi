@@ -174,7 +174,7 @@ cdef class Learner:
                 self.fx.need_kids = 1
         self.fx.at = <int*>malloc(sizeof(int) * (n_addr + 1))
         self.fx.val = <uint64_t*>malloc(sizeof(uint64_t) * (n_atom + 1))
-        self.fx.seed = <uint64_t*>malloc(sizeof(uint64_t) * (n_tpl + 1))
+        self.fx.seed = <uint64_t*>malloc(sizeof(uint64_t) * (n_tpl + 1) * SEED_W)
         self.fx.kids = NULL
         self.fx.sets = NULL
         self.fx.i0 = 0
@@ -195,7 +195,11 @@ cdef class Learner:
         if self.fx.at == NULL or self.fx.val == NULL or self.fx.seed == NULL:
             raise MemoryError()
         for a in range(n_tpl):
-            self.fx.seed[a] = template_seed(a)
+            self.fx.seed[a * SEED_W] = template_seed(a)
+            for j in range(SEED_W - 1):
+                self.fx.seed[a * SEED_W + 1 + j] = atom_multiplier(a, j)
+        self.fx.hash_v = FEATURE_HASH
+        self.fx.hash_shift = 64 - max(1, bucket_bits(mask))
 
     def __dealloc__(self):
         free(self.m.gbuf)
@@ -206,6 +210,18 @@ cdef class Learner:
         free(self.fx.seed)
         free(self.fx.kids)
         free(self.fx.sets)
+
+    @property
+    def feature_hash(self):
+        """How template buckets are hashed (see hash_templates): 2 for new models (the
+        default), 1 for models trained before it."""
+        return self.fx.hash_v
+
+    @feature_hash.setter
+    def feature_hash(self, int v):
+        if v not in (1, 2):
+            raise ValueError(f"feature hash {v}: this kernel knows 1 and 2")
+        self.fx.hash_v = v
 
     @property
     def n_sums(self):
@@ -248,8 +264,10 @@ cdef class Learner:
         """Parse from the parse-time table of tsdsl.learn.weights.ParseTable instead of W:
         refs uint32 per bucket (count << 26 | offset); dense float32 rows of C weights and
         entries int32 (output, float32 bits of the weight) pairs, or dense float16 rows and
-        entries uint32 (output | float16 bits << 16).  Every reference is checked against the
-        arrays here.  Training needs W (see :meth:`need_dense`)."""
+        entries uint32 (output | float16 bits << 16), followed by ROW_SLACK more float16
+        values (zeros: the row adds read the last outputs of a row as one vector, see
+        ``_rows.pxi``).  Every reference is checked against the arrays here.  Training needs W
+        (see :meth:`need_dense`)."""
         cdef Py_ssize_t rows = <Py_ssize_t>self.m.mask + 1
         cdef const unsigned int* rf = <const unsigned int*>array_data(refs, "row references", "IL", 4, rows, False)
         cdef bint half = getattr(dense, "dtype", None) is not None and dense.dtype.itemsize == 2
@@ -260,7 +278,7 @@ cdef class Learner:
         else:
             en = int32_data(entries, "sparse weights", 2 * <Py_ssize_t>n_entries)
         cdef const void* dn = array_data(dense, "dense rows", "e" if half else "f", 2 if half else 4,
-                                         <Py_ssize_t>n_dense * self.m.C, False)
+                                         <Py_ssize_t>n_dense * self.m.C + (ROW_SLACK if half else 0), False)
         cdef Py_ssize_t b
         cdef unsigned int r, cnt, off
         cdef int k
@@ -765,3 +783,4 @@ cdef class Learner:
 
 include "_greedy.pxi"  # greedy parsing of a bounded action set (after the Learner it drives)
 include "_instances.pxi"  # capacity inf: scoring every family instance (after the Learner it drives)
+include "_probe.pxi"  # for the tests: the addresses along an action sequence

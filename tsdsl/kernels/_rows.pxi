@@ -12,17 +12,6 @@ cdef extern from *:
     #else
     #define TSDSL_PREFETCH(p) ((void)0)
     #endif
-    /* out[c] += row[c] for every output: the dense row add, most of a parse step's time.
-       Built twice, for AVX2 and for any x86-64 (GCC picks the clone at load time), so a
-       kernel built once still runs on an older CPU sharing the cache (AVX-512 measured no
-       faster).  Each out[c] is one addition, as in the plain loop: the sums are the same
-       bit for bit. */
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-    __attribute__((target_clones("avx2", "default")))
-    #endif
-    static void tsdsl_add_row(float* __restrict out, const float* __restrict row, int C) {
-        for (int c = 0; c < C; c++) out[c] += row[c];
-    }
     /* The same for a row of float16 weights (their IEEE bits): each widens exactly to the
        float32 it stands for, so the sums are those of the float32 row.  On a CPU with AVX2
        (all of which have F16C) 8 at a time (vcvtph2ps); elsewhere the widening is done by
@@ -41,6 +30,42 @@ cdef extern from *:
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
     #include <immintrin.h>
     #define TSDSL_F16C 1
+    /* The last C % 8 outputs of a row (110 outputs: 6 after 13 vectors of 8) are one vector
+       too, its other lanes masked: vmaskmovps reads and writes out[c] for c < C only, so the
+       buffers need no room past C.  A float16 row's last 8 weights are read as one 16-byte
+       load, up to 14 bytes past the row (the next row, or the padding the parse table keeps
+       after its last one, TSDSL_ROW_SLACK weights), their lanes past C never stored.  Before,
+       those outputs took a scalar widening and add each, per row: about a third of a
+       110-output row's instructions. */
+    #define TSDSL_ROW_SLACK 8
+    static const int tsdsl_lane_mask[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    __attribute__((target("avx2")))
+    static inline __m256i tsdsl_tail_mask(int r) {  /* lanes 0 .. r - 1 on, 0 < r < 8 */
+        return _mm256_loadu_si256((const __m256i*)(tsdsl_lane_mask + 8 - r));
+    }
+    /* out[c] += row[c] for every output: the dense row add (float32: training's table, and
+       the kept sums of scoring groups).  Each out[c] is one addition, as in the plain loop:
+       the sums are the same bit for bit.  AVX-512 measured no faster. */
+    __attribute__((target("avx2")))
+    static void tsdsl_add_row_avx2(float* __restrict out, const float* __restrict row, int C) {
+        int c = 0;
+        for (; c + 8 <= C; c += 8)
+            _mm256_storeu_ps(out + c, _mm256_add_ps(_mm256_loadu_ps(out + c), _mm256_loadu_ps(row + c)));
+        if (c < C) {
+            __m256i m = tsdsl_tail_mask(C - c);
+            _mm256_maskstore_ps(out + c, m, _mm256_add_ps(_mm256_maskload_ps(out + c, m), _mm256_maskload_ps(row + c, m)));
+        }
+    }
+    #endif
+    static int tsdsl_avx2 = -1;  /* the CPU has AVX2 (decided on first use; a race stores the same value) */
+    static void tsdsl_add_row(float* __restrict out, const float* __restrict row, int C) {
+    #ifdef TSDSL_F16C
+        if (tsdsl_avx2 < 0) tsdsl_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+        if (tsdsl_avx2) { tsdsl_add_row_avx2(out, row, C); return; }
+    #endif
+        for (int c = 0; c < C; c++) out[c] += row[c];
+    }
+    #ifdef TSDSL_F16C
     __attribute__((target("avx2,f16c")))
     static void tsdsl_add_row16_f16c(float* __restrict out, const unsigned short* __restrict row, int C) {
         int c = 0;
@@ -51,6 +76,42 @@ cdef extern from *:
         for (; c < C; c++) out[c] += _cvtsh_ss(row[c]);
     }
     #endif
+    /* The first index of the greatest of x[0..n), n >= 1: what a loop keeping the first
+       strictly greater value finds (scores are sums of finite weights, never NaN; +0.0 and
+       -0.0 compare equal both ways).  With AVX2 the greatest value comes from 16 lanes of
+       vmaxps, then the first index holding it: greedy parsing's argmax over every output,
+       a tenth of a Covington step as the scalar loop of dependent compares. */
+    #ifdef TSDSL_F16C
+    __attribute__((target("avx2")))
+    static int tsdsl_argmax_avx2(const float* __restrict x, int n) {
+        int c = 0;
+        float best = x[0];
+        if (n >= 16) {
+            __m256 m0 = _mm256_loadu_ps(x), m1 = _mm256_loadu_ps(x + 8);
+            for (c = 16; c + 16 <= n; c += 16) {
+                m0 = _mm256_max_ps(m0, _mm256_loadu_ps(x + c));
+                m1 = _mm256_max_ps(m1, _mm256_loadu_ps(x + c + 8));
+            }
+            m0 = _mm256_max_ps(m0, m1);
+            __m128 h = _mm_max_ps(_mm256_castps256_ps128(m0), _mm256_extractf128_ps(m0, 1));
+            h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+            h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+            best = _mm_cvtss_f32(h);
+        }
+        for (; c < n; c++) if (x[c] > best) best = x[c];
+        for (c = 0; c < n; c++) if (x[c] == best) return c;
+        return 0;
+    }
+    #endif
+    static int tsdsl_argmax_on = 1;  /* 0: the scalar loop (the tests compare both) */
+    static int tsdsl_argmax(const float* __restrict x, int n) {
+    #ifdef TSDSL_F16C
+        if (tsdsl_argmax_on && __builtin_cpu_supports("avx2")) return tsdsl_argmax_avx2(x, n);
+    #endif
+        int p = 0;
+        for (int c = 1; c < n; c++) if (x[c] > x[p]) p = c;
+        return p;
+    }
     static int tsdsl_f16c = -1;  /* 1: the F16C path; 0: by hand; -1: not decided yet (see below) */
     static int tsdsl_use_f16c(int wanted) {
         /* wanted 1: the F16C path if the CPU has it; 0: by hand (the tests use it); -1: keep */
@@ -81,10 +142,12 @@ cdef extern from *:
                 acc = _mm256_add_ps(acc, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(rows[j] + c))));
             _mm256_storeu_ps(out + c, acc);
         }
-        for (; c < C; c++) {
-            float a = out[c];
-            for (int j = 0; j < k; j++) a += _cvtsh_ss(rows[j][c]);
-            out[c] = a;
+        if (c < C) {  /* the last C % 8 outputs, masked (the rows read up to TSDSL_ROW_SLACK past) */
+            __m256i m = tsdsl_tail_mask(C - c);
+            __m256 acc = _mm256_maskload_ps(out + c, m);
+            for (int j = 0; j < k; j++)
+                acc = _mm256_add_ps(acc, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(rows[j] + c))));
+            _mm256_maskstore_ps(out + c, m, acc);
         }
     }
     #endif
@@ -117,6 +180,27 @@ cdef extern from *:
     void tsdsl_add_rows16(float* out, const unsigned short* const* rows, int k, int C) noexcept nogil
     float tsdsl_half_to_float(unsigned short h) noexcept nogil
     int tsdsl_use_f16c(int wanted) noexcept nogil
+    int tsdsl_argmax(const float* x, int n) noexcept nogil
+    int tsdsl_argmax_on
+
+
+def vector_argmax(object on=None):
+    """Whether greedy parsing takes the best of all outputs with AVX2 (True, the default,
+    when the CPU has it) or with the scalar loop (False; the tests compare the two): sets
+    it when ``on`` is given, returns it."""
+    global tsdsl_argmax_on
+    if on is not None:
+        tsdsl_argmax_on = 1 if on else 0
+    return bool(tsdsl_argmax_on)
+
+
+def first_argmax(object scores):
+    """The first index of the greatest of ``scores`` (float32, contiguous, not empty), as
+    greedy parsing finds it (see :func:`vector_argmax`)."""
+    cdef Py_ssize_t n = len(scores)
+    if n < 1:
+        raise ValueError("no scores")
+    return tsdsl_argmax(<const float*>array_data(scores, "scores", "f", 4, n, False), <int>n)
 
 
 def float16_widening(object f16c=None):
@@ -131,6 +215,7 @@ cdef enum:
     REF_OFFSET = (1 << 26) - 1
     REF_DENSE = 63     # the count of a dense row
     ROW_RUN = 8        # consecutive float16 dense rows added together (tsdsl_add_rows16)
+    ROW_SLACK = 8      # float16 values a parse table's dense rows need after the last (TSDSL_ROW_SLACK)
 
 
 cdef void add_rows(const Model* m, const int* feats, const int* idx, int n, float* out) noexcept nogil:

@@ -17,19 +17,27 @@ from .scoring import scoring_groups
 from .weights import ParseTable, SparseWeights
 
 OPEN_R = {"R": 1, "L": 0}
+FEATURE_HASH = 2
+"""How the kernel hashes a template's atom values to its bucket (``hash_templates`` in
+``_model.pxi``): 2 for models trained now; 1, the hash of models trained before stop 31
+(``model.json`` without ``feature_hash``), is still read."""
+FEATURE_HASHES = (1, 2)
+ROW_SLACK = 8  # zeros after a float16 parse table's last dense row (the kernel's ROW_SLACK)
+
 class Engine:
     """Greedy and beam search, training and parsing, for one system and one weight table."""
 
     def __init__(self, kernel, features, outputs: Outputs, hash_bits: int, *,
                  weights: Optional[np.ndarray] = None, train: bool = False,
                  live_rows: Optional[np.ndarray] = None, cache: bool = True,
-                 table: Optional[ParseTable] = None):
+                 table: Optional[ParseTable] = None, feature_hash: int = FEATURE_HASH):
         """``live_rows``: for parsing, the rows of ``weights`` that may be non-zero (computed
         when not given); the others are never read.  ``cache``: capacity inf, keep instance
         scores between steps where that is exact (:func:`instance_cache_exact`).  ``table``:
         parse from this sparse table (:func:`~tsdsl.learn.weights.parse_table`) instead of a
         dense one (no ``weights`` then; the parses are the same, see the kernel's
-        ``add_rows_sparse``)."""
+        ``add_rows_sparse``).  ``feature_hash``: the hash the weights were trained with
+        (:data:`FEATURE_HASH`, or 1 for an older model)."""
         if not hasattr(kernel, "module") or not hasattr(kernel.module, "Learner"):
             raise UsageError("training and parsing need the compiled kernel (no C compiler was found)")
         self.kernel = kernel
@@ -62,6 +70,10 @@ class Engine:
         self.learner = kernel.module.Learner(
             self._addr, len(features.addresses), self._atom, len(features.atoms), self._tpl, len(features.templates),
             self._open, self._cls, C, self.W, None if train or table is not None else self.live, rows - 1)
+        if feature_hash not in FEATURE_HASHES:
+            raise UsageError(f"feature hash {feature_hash!r}: this tsdsl knows {', '.join(map(str, FEATURE_HASHES))}")
+        self.feature_hash = feature_hash
+        self.learner.feature_hash = feature_hash
         self.groups = scoring_groups(features)
         if self.groups.count:
             self.bind_groups()
@@ -69,7 +81,10 @@ class Engine:
             self._refs = np.ascontiguousarray(table.refs, dtype=np.uint32)
             self._entries = np.ascontiguousarray(table.entries, dtype=np.uint32 if table.half else np.int32).reshape(-1)
             dense_type = np.float16 if table.dense.dtype == np.float16 else np.float32
-            self._dense = np.ascontiguousarray(table.dense, dtype=dense_type).reshape(-1)
+            # float16 rows: ROW_SLACK zeros after the last (the kernel reads a row's last
+            # outputs as one vector, a few weights past its end; see set_sparse)
+            self._dense = np.concatenate([np.ascontiguousarray(table.dense, dtype=dense_type).reshape(-1),
+                                          np.zeros(ROW_SLACK if dense_type == np.float16 else 0, dense_type)])
             self.learner.set_sparse(self._refs, self._entries, len(table.entries), self._dense, len(table.dense))
         self.unbounded = kernel.system.unbounded
         if self.unbounded:

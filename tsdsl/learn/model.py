@@ -1,7 +1,8 @@
 """The model directory: everything needed to parse again, in plain files (no pickle).
 
     DIR/model.json       metadata: versions, spec hash, feature digest, outputs, arguments,
-                         dev scores per epoch, how the weights are stored
+                         dev scores per epoch, how the weights are stored, the feature hash
+                         (``feature_hash``; absent in models trained before it changed: 1)
     DIR/spec/...         the spec and the specs it extends, as trained (relative layout kept)
     DIR/features.yaml    the feature templates, verbatim
     DIR/labels.json      labels (in id order) and the label given to words attached to the root
@@ -35,6 +36,7 @@ from .._version import __version__
 from ..lang import load_system
 from ..errors import TsdslError, UsageError
 from ..files import check_parents
+from .engine import FEATURE_HASH, FEATURE_HASHES
 from .features import FeatureSet, load_features
 from . import weights as wt
 from .tagger import Tagger, TaggerError
@@ -80,6 +82,7 @@ class Model:
     # UD's ``root``): parsing keeps it so (Parser, Learner.set_root_label)
     root_label_strict: bool = False
     path: Optional[Path] = None         # the directory :func:`load` read it from (errors name it)
+    feature_hash: int = FEATURE_HASH    # how the kernel hashed the features into buckets (engine.FEATURE_HASH)
 
     def _sparse_source(self) -> Optional[wt.StoredWeights]:
         return self.stored if self.stored is not None else self.read_weights
@@ -170,6 +173,7 @@ def _write_contents(model: Model, d: Path) -> None:
                 system=model.system.name, spec=model.spec_main, overrides=model.overrides,
                 spec_hash=model.system.source_hash, features=model.features.name,
                 features_digest=model.features.digest(), hash_bits=model.hash_bits,
+                feature_hash=model.feature_hash,
                 outputs=list(model.outputs), numpy=np.__version__,
                 weights={"file": WEIGHTS, "precision": stored.precision, "prune": model.prune,
                          "stored": stored.size, "rows": int(len(stored.rows))})
@@ -272,6 +276,10 @@ def load(model_dir: str | Path) -> Model:
     outputs = tuple(meta.get("outputs") or ())
     if not isinstance(bits, int) or not 8 <= bits <= 28:
         raise ModelError(f"{d / META}: bad hash_bits {bits!r}")
+    feature_hash = meta.get("feature_hash", 1)  # models written before it was recorded: hash 1
+    if feature_hash not in FEATURE_HASHES or isinstance(feature_hash, bool):
+        raise ModelError(f"{d / META}: feature_hash {feature_hash!r}; this tsdsl reads "
+                         f"{' and '.join(map(str, FEATURE_HASHES))}: retrain the model or update tsdsl")
     C = len(outputs)
     weights = None  # sparse storage stays sparse (Model.dense_weights expands it when asked)
     info = meta.get("weights") if isinstance(meta.get("weights"), dict) else {}
@@ -291,7 +299,8 @@ def load(model_dir: str | Path) -> Model:
                  labels=labels, root_label=str(labels_doc.get("root_label") or "root"), hash_bits=bits,
                  outputs=outputs, weights=weights, meta=meta, live_rows=rows, stored=stored,
                  precision=precision, prune=float(info.get("prune") or 0.0), tagger=tagger, read_weights=stored,
-                 root_label_strict=labels_doc.get("root_label_strict") is True, path=d)
+                 root_label_strict=labels_doc.get("root_label_strict") is True, path=d,
+                 feature_hash=feature_hash)
 
 
 def _load_tagger(d: Path, meta: dict) -> Optional[Tagger]:

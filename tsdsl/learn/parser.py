@@ -237,10 +237,12 @@ def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = N
                          "(labels.json); the model is damaged: retrain it")
     table = model.parse_table() if weights is None and not train else None
     if table is not None:  # parsing a loaded model: from the sparse table (same parses, faster)
-        return Engine(kernel, model.features, outputs, model.hash_bits, table=table)
+        return Engine(kernel, model.features, outputs, model.hash_bits, table=table,
+                      feature_hash=model.feature_hash)
     return Engine(kernel, model.features, outputs, model.hash_bits,
                   weights=model.dense_weights() if weights is None else weights, train=train,
-                  live_rows=model.live_rows if weights is None and not train else None)
+                  live_rows=model.live_rows if weights is None and not train else None,
+                  feature_hash=model.feature_hash)
 
 
 class _TagColumns:
