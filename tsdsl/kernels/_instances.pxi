@@ -340,7 +340,8 @@ cdef float* inst_scores(InstCache* ic, const St* s, Feats* fx, const Model* m, b
 cdef void unit_bests(const InstCache* ic, const float* sc, int* out) noexcept nogil:
     """out[u]: the first best-scoring output of family unit u (in output order), -1: none.
     The highest score first (no branch to mispredict), then the first output that has it
-    (the scores are finite; -0.0 and 0.0 count as equal, as the comparisons elsewhere)."""
+    (the scores are finite; -0.0 and 0.0 count as equal, as the comparisons elsewhere); a
+    unit whose outputs are consecutive (each label of one class) by the vector argmax."""
     cdef int u, k, lo, hi
     cdef float top, t1, t2, t3, v
     for u in range(N_ACTIONS):
@@ -348,6 +349,9 @@ cdef void unit_bests(const InstCache* ic, const float* sc, int* out) noexcept no
         hi = ic.uo_start[u + 1]
         out[u] = -1
         if lo == hi:
+            continue
+        if ic.uo_list[hi - 1] - ic.uo_list[lo] == hi - lo - 1:  # consecutive outputs (increasing, distinct)
+            out[u] = ic.uo_list[lo] + tsdsl_argmax(sc + ic.uo_list[lo], hi - lo)
             continue
         top = sc[ic.uo_list[lo]]
         t1 = top

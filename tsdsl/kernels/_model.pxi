@@ -124,22 +124,6 @@ cdef void kids_compute(const St* s, int* kids, uint64_t* sets) noexcept nogil:
             sets[2 * h + 1] |= bit
 
 
-cdef inline int step_of(const St* s, const Feats* fx, int t, int code) noexcept nogil:
-    if t < 0:
-        return -1
-    if code == 1:
-        t = s.head[t]
-    elif 2 <= code <= 7:
-        t = fx.kids[t * KID_W + code - 2]
-    elif code == 8:
-        t = t - 1
-    elif code == 9:
-        t = t + 1
-    else:
-        return t
-    return t if tok_ok(s, t) else -1
-
-
 cdef void extract(const St* s, Feats* fx, const Model* m, int* out) noexcept nogil:
     """The bucket of every template of the feature program in state s."""
     if fx.need_kids:
@@ -165,55 +149,79 @@ cdef void extract_core(const St* s, Feats* fx, const Model* m, int* out) noexcep
 
 cdef void extract_atoms(const St* s, Feats* fx) noexcept nogil:
     """The token of every address (fx.at) and the value of every atom (fx.val) in s, with
-    the child tables already computed."""
-    cdef int a, j, t, l, r, u, k, d
+    the child tables already computed.  (The state's and the tables' fields are read into
+    locals once: the stores into fx.at and fx.val could otherwise alias them, and the compiler
+    would read them again for every address and atom.)"""
+    cdef int a, j, t, l, r, u, k, d, code
     cdef const int* ad
     cdef const int* at
     cdef uint64_t v
-    for a in range(fx.n_addr):
+    cdef int* tokens = fx.at
+    cdef uint64_t* val = fx.val
+    cdef const int* head = s.head
+    cdef const int* lab = s.lab
+    cdef const int* kids = fx.kids
+    cdef const uint64_t* sets = fx.sets
+    cdef const int64_t* tok = fx.tok - 1  # word t's value in row r: tok[r * stride + t]
+    cdef Py_ssize_t stride = fx.stride
+    cdef int n = s.n, ntok = s.ntok, root = s.root, n_addr = fx.n_addr, n_atom = fx.n_atom
+    for a in range(n_addr):
         ad = fx.addr + a * ADDR_W
         if ad[0] == 0:
             t = list_at(s, fx, ad[1], ad[2])
-            t = t if tok_ok(s, t) else -1
         elif ad[0] >= 3:
             t = instance_token(s, fx, ad[0], ad[1], ad[2])
         else:
             t = -1
-            l = fx.at[ad[1]]
-            r = fx.at[ad[2]]
+            l = tokens[ad[1]]
+            r = tokens[ad[2]]
             if l >= 0 and r >= 0 and l < r:  # the first (CL) or last (CR) word strictly between
                 u = l + 1 if ad[0] == 1 else r - 1  # whose head is not in [l, r]: scanned from its end
                 d = 1 if ad[0] == 1 else -1
                 while l < u < r:
-                    if 1 <= u <= s.n and (s.head[u] < l or s.head[u] > r):
+                    if 1 <= u <= n and (head[u] < l or head[u] > r):
                         t = u
                         break
                     u += d
-        for j in range(ad[3]):
-            t = step_of(s, fx, t, ad[4 + j])
-        fx.at[a] = t
-    for a in range(fx.n_atom):
+        if not (0 <= t < ntok and (1 <= t <= n or t == root)):  # tok_ok
+            t = -1
+        for j in range(ad[3]):  # the steps (step_of)
+            if t < 0:
+                break
+            code = ad[4 + j]
+            if code == 1:
+                t = head[t]
+            elif 2 <= code <= 7:
+                t = kids[t * KID_W + code - 2]
+            elif code == 8:
+                t = t - 1
+            elif code == 9:
+                t = t + 1
+            if not (0 <= t < ntok and (1 <= t <= n or t == root)):
+                t = -1
+        tokens[a] = t
+    for a in range(n_atom):
         at = fx.atom + a * ATOM_W
-        t = fx.at[at[0]]
+        t = tokens[at[0]]
         k = at[1]
         if t < 0:
             v = FX_NONE
         elif k == 0:
-            v = FX_ROOT if t == s.root else <uint64_t>fx.tok[at[2] * fx.stride + t - 1]
+            v = FX_ROOT if t == root else <uint64_t>tok[at[2] * stride + t]
         elif k == 1:
-            v = FX_NOLABEL if s.head[t] < 0 else <uint64_t>(s.lab[t] + FX_BASE)
+            v = FX_NOLABEL if head[t] < 0 else <uint64_t>(lab[t] + FX_BASE)
         elif k == 2 or k == 3:
-            v = <uint64_t>(fx.kids[t * KID_W + 4 + k] + FX_BASE)
+            v = <uint64_t>(kids[t * KID_W + 4 + k] + FX_BASE)
         elif k == 4 or k == 5:
-            v = mix64(fx.sets[2 * t + k - 4] + FX_BASE)
+            v = mix64(sets[2 * t + k - 4] + FX_BASE)
         else:
-            u = fx.at[at[2]]
+            u = tokens[at[2]]
             if u < 0:
                 v = FX_NONE
             else:
                 d = t - u if t > u else u - t
                 v = <uint64_t>(FX_BASE + (d if d <= 5 else (6 if d <= 10 else 7)))
-        fx.val[a] = v
+        val[a] = v
 
 
 cdef inline uint64_t template_seed(int a) noexcept nogil:

@@ -49,8 +49,14 @@ cdef extern from *:
     __attribute__((target("avx2")))
     static void tsdsl_add_row_avx2(float* __restrict out, const float* __restrict row, int C) {
         int c = 0;
-        for (; c + 8 <= C; c += 8)
+        for (; c + 16 <= C; c += 16) {
             _mm256_storeu_ps(out + c, _mm256_add_ps(_mm256_loadu_ps(out + c), _mm256_loadu_ps(row + c)));
+            _mm256_storeu_ps(out + c + 8, _mm256_add_ps(_mm256_loadu_ps(out + c + 8), _mm256_loadu_ps(row + c + 8)));
+        }
+        if (c + 8 <= C) {
+            _mm256_storeu_ps(out + c, _mm256_add_ps(_mm256_loadu_ps(out + c), _mm256_loadu_ps(row + c)));
+            c += 8;
+        }
         if (c < C) {
             __m256i m = tsdsl_tail_mask(C - c);
             _mm256_maskstore_ps(out + c, m, _mm256_add_ps(_mm256_maskload_ps(out + c, m), _mm256_maskload_ps(row + c, m)));
