@@ -55,12 +55,15 @@ DEFAULT_SYSTEMS = ("arc-eager", "arc-hybrid", "arc-standard", "tree-constrained"
                    "attardi", "arc-standard-swap", "easy-first-k2", "easy-first-k3", "easy-first-k4",
                    "easy-first", "easy-first-nonproj-d2", "covington", "covington-nm",
                    "covington-skip-detours", "covington-nm-skip-detours")  # the last two: a training option
+DEFAULTS = "defaults"  # --epochs defaults: train as `tsdsl train` does with a dev set
 BEGIN, END = "<!-- parse-speed:begin -->", "<!-- parse-speed:end -->"
 DOCS = ROOT / "docs" / "kernels.md"  # where --write-docs puts the section
 
 
-def train_one(name: str, model_dir: Path, epochs: int, src: Path = ROOT) -> None:
-    """Train ``name`` on en_gum train into ``model_dir`` (this process, the code under ``src``)."""
+def train_one(name: str, model_dir: Path, epochs: str, src: Path = ROOT) -> None:
+    """Train ``name`` on en_gum train into ``model_dir`` (this process, the code under ``src``):
+    ``epochs`` epochs without a dev set, or for ``defaults`` as ``tsdsl train SPEC --train
+    TRAIN --dev DEV`` does (at most 30 epochs, patience 5 on the dev LAS, 2^19 rows)."""
     sys.path.insert(0, str(src))
     import tsdsl
     from tsdsl.learn.train import TrainOptions, train
@@ -68,8 +71,11 @@ def train_one(name: str, model_dir: Path, epochs: int, src: Path = ROOT) -> None
     if Path(tsdsl.__file__).resolve().parent.parent != src.resolve():
         raise SystemExit(f"imported tsdsl from {tsdsl.__file__}, not from {src}")
     spec, overrides, extra, _ = SYSTEMS[name]
-    opts = TrainOptions(epochs=epochs, overrides=dict(overrides), tagger=False, parser_tags="gold", **extra)
-    train(str(src / spec), str(DATA / TREEBANK / "train.conllu"), None, str(model_dir), opts, progress=None)
+    defaults = epochs == DEFAULTS
+    opts = TrainOptions(epochs=None if defaults else int(epochs), overrides=dict(overrides), tagger=False,
+                        parser_tags="gold", **extra)
+    dev = str(DATA / TREEBANK / "dev.conllu") if defaults else None
+    train(str(src / spec), str(DATA / TREEBANK / "train.conllu"), dev, str(model_dir), opts, progress=None)
 
 
 def measure_one(src: Path, model_dir: Path, repeats: int) -> dict:
@@ -109,6 +115,13 @@ def measure_one(src: Path, model_dir: Path, repeats: int) -> dict:
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
 
 
+def epochs_arg(text: str) -> str:
+    """``--epochs``: a whole number at least 1, or ``defaults``."""
+    if text == DEFAULTS or (text.isdigit() and int(text) >= 1):
+        return text
+    raise argparse.ArgumentTypeError(f"expected a number of epochs or {DEFAULTS!r}, got {text!r}")
+
+
 def child(args: list[str]) -> dict:
     proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
     if proc.returncode != 0:
@@ -116,16 +129,29 @@ def child(args: list[str]) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def markers(args) -> tuple[str, str]:
+    """The markers of the docs section: one table for the short trainings, one for models
+    trained with the defaults (``--epochs defaults``)."""
+    if args.epochs == DEFAULTS:
+        return BEGIN.replace("parse-speed", "parse-speed-defaults"), END.replace("parse-speed", "parse-speed-defaults")
+    return BEGIN, END
+
+
 def render(rows: list[dict], args) -> str:
     before = bool(args.before)
-    lines = [BEGIN, "",
-             f"Produced by `{produced_by('parse_speed.py', args, *(['--before', args.before] if before else []), *(['--before-models', 'own'] if before and args.before_models == 'own' else []))}` "
+    begin, end = markers(args)
+    lines = [begin, "",
+             f"Produced by `{produced_by('parse_speed.py', args, *(['--epochs', args.epochs] if args.epochs != '2' else []), *(['--before', args.before] if before else []), *(['--before-models', 'own'] if before and args.before_models == 'own' else []))}` "
              f"(do not edit by hand). en_gum test, gold tags, greedy, one process at a time, CPU time of the parsing "
              f"process (`time.process_time`: one core's work, on a machine shared with other jobs), best of {args.repeats}; "
-             f"models trained {args.epochs} epoch(s) on en_gum train (speed is the point, not accuracy). "
-             f"Machine: {platform.machine()}, {os.cpu_count()} cores shared with other work, Python "
+             + (f"models trained on en_gum train as `tsdsl train SPEC --train TRAIN --dev DEV` does (the "
+                f"defaults: at most 30 epochs, patience 5 on the dev LAS, 2^19 rows; no tagger, as the tags are "
+                f"given). " if args.epochs == DEFAULTS else
+                f"models trained {args.epochs} epoch(s) on en_gum train (speed is the point, not accuracy; a "
+                f"Covington-family model's steps per word depend on its training, see `--epochs defaults`). ")
+             + f"Machine: {platform.machine()}, {os.cpu_count()} cores shared with other work, Python "
              f"{platform.python_version()}. Parse: the whole `Parser.parse_sentences` call; kernel: the "
-             f"compiled search alone. LAS: head and full label right, all words (2-epoch models). Load: "
+             f"compiled search alone. LAS: head and full label right, all words. Load: "
              f"`load_parser` CPU seconds (kernel cached). Target: {TARGET:,} words/s for the whole call.", ""]
     head = "| system | outputs | "
     if before:
@@ -160,16 +186,16 @@ def render(rows: list[dict], args) -> str:
     met = [r["system"] for r in plain if r["after"].get("parse_wps", 0) >= TARGET]
     lines += ["", f"{len(met)} of {len(plain)} systems trained with the defaults reach {TARGET:,} words/s for the "
               "whole call" + ("; a row with a training option in brackets is the same system trained with it, "
-                             "and does not count" if len(plain) < len(rows) else "") + ".", "", END]
+                             "and does not count" if len(plain) < len(rows) else "") + ".", "", end]
     return "\n".join(lines)
 
 
-def write_section(path: Path, text: str) -> None:
+def write_section(path: Path, text: str, begin: str = BEGIN, end: str = END) -> None:
     """Replace the section between the markers in ``path`` (appended when absent; a new file
     is created)."""
     doc = path.read_text(encoding="utf-8") if path.is_file() else ""
-    if BEGIN in doc and END in doc:
-        doc = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: text, doc, flags=re.S)
+    if begin in doc and end in doc:
+        doc = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: text, doc, flags=re.S)
     else:
         doc = doc.rstrip("\n") + "\n\n## Greedy parse speed\n\n" + text + "\n"
     path.write_text(doc, encoding="utf-8")
@@ -179,7 +205,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--systems", nargs="*", default=list(DEFAULT_SYSTEMS), choices=list(SYSTEMS), metavar="SYSTEM",
                     help=f"systems (bench/learn.py's names; default: {' '.join(DEFAULT_SYSTEMS)})")
-    ap.add_argument("--epochs", type=int, default=2, help="training epochs per model (default: %(default)s)")
+    ap.add_argument("--epochs", type=epochs_arg, default="2",
+                    help=f"training epochs per model, without a dev set; or `{DEFAULTS}`: as `tsdsl train` trains "
+                         "with the dev set (default: %(default)s)")
     ap.add_argument("--workdir", type=Path, help="where models go, and are reused from (default: a temporary "
                     "directory)")
     ap.add_argument("--before", metavar="REV", help="also parse with the code of this git revision (needs the "
@@ -198,7 +226,7 @@ def main(argv=None) -> int:
     ap.add_argument("--measure-one", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.train_one:
-        train_one(args.train_one[0], Path(args.train_one[1]), int(args.train_one[2]),
+        train_one(args.train_one[0], Path(args.train_one[1]), args.train_one[2],
                   *([Path(args.train_one[3])] if len(args.train_one) > 3 else []))
         print(json.dumps({"trained": args.train_one[0]}))
         return 0
@@ -207,9 +235,10 @@ def main(argv=None) -> int:
                                      int(args.measure_one[2]))))
         return 0
     args.out = output_path(ap, args, DOCS)
-    if not all((DATA / TREEBANK / f"{f}.conllu").is_file() for f in ("train", "test")):
-        print(f"bench/parse_speed.py: skipped: no {TREEBANK} treebank under {DATA} (needs train.conllu and "
-              "test.conllu there; set TSDSL_UD_DATA)")
+    needed = ("train", "test") + (("dev",) if args.epochs == DEFAULTS else ())
+    if not all((DATA / TREEBANK / f"{f}.conllu").is_file() for f in needed):
+        print(f"bench/parse_speed.py: skipped: no {TREEBANK} treebank under {DATA} (needs "
+              f"{', '.join(f + '.conllu' for f in needed)} there; set TSDSL_UD_DATA)")
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tsdsl-bench-speed-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -228,7 +257,8 @@ def main(argv=None) -> int:
     for name in args.systems:
         if name in done:
             continue
-        model = workdir / f"{TREEBANK}-{name}-e{args.epochs}"
+        model = workdir / (f"{TREEBANK}-{name}-{DEFAULTS}" if args.epochs == DEFAULTS else
+                           f"{TREEBANK}-{name}-e{args.epochs}")
         if not (model / "model.json").is_file():
             t0 = time.perf_counter()
             r = child(["--train-one", name, str(model), str(args.epochs)])
@@ -255,7 +285,7 @@ def main(argv=None) -> int:
     text = render(rows, args)
     print(text)
     if args.out is not None:
-        write_section(args.out, text)
+        write_section(args.out, text, *markers(args))
         print(f"section written to {args.out}")
     return 0
 
