@@ -121,7 +121,7 @@ def test_a_model_without_the_key_parses_with_hash_one(toy_model, tmp_path):
     assert load_model(tmp_path / "again").feature_hash == 1
 
 
-@pytest.mark.parametrize("value", [3, 0, "2", True, None])
+@pytest.mark.parametrize("value", [3, 0, "2", 2.0, True, None])
 def test_an_unknown_hash_is_refused(toy_model, tmp_path, value):
     bad = tmp_path / "bad"
     shutil.copytree(toy_model, bad)

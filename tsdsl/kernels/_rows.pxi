@@ -64,10 +64,17 @@ cdef extern from *:
     }
     #endif
     static int tsdsl_avx2 = -1;  /* the CPU has AVX2 (decided on first use; a race stores the same value) */
-    static void tsdsl_add_row(float* __restrict out, const float* __restrict row, int C) {
+    static inline int tsdsl_has_avx2(void) {
     #ifdef TSDSL_F16C
         if (tsdsl_avx2 < 0) tsdsl_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-        if (tsdsl_avx2) { tsdsl_add_row_avx2(out, row, C); return; }
+        return tsdsl_avx2;
+    #else
+        return 0;
+    #endif
+    }
+    static void tsdsl_add_row(float* __restrict out, const float* __restrict row, int C) {
+    #ifdef TSDSL_F16C
+        if (tsdsl_has_avx2()) { tsdsl_add_row_avx2(out, row, C); return; }
     #endif
         for (int c = 0; c < C; c++) out[c] += row[c];
     }
@@ -85,8 +92,8 @@ cdef extern from *:
     /* The first index of the greatest of x[0..n), n >= 1: what a loop keeping the first
        strictly greater value finds (scores are sums of finite weights, never NaN; +0.0 and
        -0.0 compare equal both ways).  With AVX2 the greatest value comes from 16 lanes of
-       vmaxps, then the first index holding it: greedy parsing's argmax over every output,
-       a tenth of a Covington step as the scalar loop of dependent compares. */
+       vmaxps, then the first index holding it, instead of a scalar loop of dependent
+       compares (greedy parsing's argmax when every output is legal, as in NM Covington). */
     #ifdef TSDSL_F16C
     __attribute__((target("avx2")))
     static int tsdsl_argmax_avx2(const float* __restrict x, int n) {
@@ -112,7 +119,7 @@ cdef extern from *:
     static int tsdsl_argmax_on = 1;  /* 0: the scalar loop (the tests compare both) */
     static int tsdsl_argmax(const float* __restrict x, int n) {
     #ifdef TSDSL_F16C
-        if (tsdsl_argmax_on && __builtin_cpu_supports("avx2")) return tsdsl_argmax_avx2(x, n);
+        if (tsdsl_argmax_on && tsdsl_has_avx2()) return tsdsl_argmax_avx2(x, n);
     #endif
         int p = 0;
         for (int c = 1; c < n; c++) if (x[c] > x[p]) p = c;

@@ -277,7 +277,7 @@ def load(model_dir: str | Path) -> Model:
     if not isinstance(bits, int) or not 8 <= bits <= 28:
         raise ModelError(f"{d / META}: bad hash_bits {bits!r}")
     feature_hash = meta.get("feature_hash", 1)  # models written before it was recorded: hash 1
-    if feature_hash not in FEATURE_HASHES or isinstance(feature_hash, bool):
+    if type(feature_hash) is not int or feature_hash not in FEATURE_HASHES:
         raise ModelError(f"{d / META}: feature_hash {feature_hash!r}; this tsdsl reads "
                          f"{' and '.join(map(str, FEATURE_HASHES))}: retrain the model or update tsdsl")
     C = len(outputs)
