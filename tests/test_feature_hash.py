@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import gold_training_batch
+from tsdsl.errors import UsageError
 from tsdsl.kernels import compile_system
 from tsdsl.lang import load_system
 from tsdsl.learn.engine import FEATURE_HASH, Engine
@@ -87,7 +88,7 @@ def test_engine_uses_the_hash_it_is_given():
         parses.setdefault(h, []).append((heads.tobytes(), labels.tobytes()))
     assert parses[2][0] == parses[2][1]
     assert parses[1][0] != parses[2][0]
-    with pytest.raises(Exception, match="feature hash 3"):
+    with pytest.raises(UsageError, match="feature hash 3"):
         Engine(kernel, features, outputs, 12, weights=weights, feature_hash=3)
 
 

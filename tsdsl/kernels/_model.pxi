@@ -253,7 +253,7 @@ cdef void hash_templates(const Feats* fx, const Model* m, const int* idx, int n,
     are independent, so the processor computes them side by side, and a template costs one
     multiply per atom and one more, where hash 1 (models trained before) runs the 64-bit
     finaliser once per atom, one after the other (hashing 40% fewer instructions; the
-    kernel 4 to 8% faster on NM Covington and non-projective easy-first: docs/kernels.md,
+    kernel 3 to 8% faster on NM Covington and non-projective easy-first: docs/kernels.md,
     stop 31)."""
     cdef int k, a, j
     cdef const int* at
