@@ -190,20 +190,63 @@ def test_a_parse_only_learner_refuses_to_train(toy_model, kernels, dev_batches):
 
 
 @settings(deadline=None, max_examples=10)
-@given(seed=st.integers(0, 2**32 - 1), name=st.sampled_from(sorted(SYSTEMS)), f16c=st.booleans())
-def test_float16_rows_widen_exactly(kernels, dev_batches, seed, name, f16c):
+@given(seed=st.integers(0, 2**32 - 1), name=st.sampled_from(sorted(SYSTEMS)), f16c=st.booleans(),
+       wide=st.booleans())
+def test_float16_rows_widen_exactly(kernels, dev_batches, seed, name, f16c, wide):
     """The dense rows of float16 weights stay float16 in the parse table and are widened as
-    they are added, by F16C or by hand: tiny weights (float16 subnormals, 1e-7 to 1e-5) and
-    signed zeros decide the parses here, so a wrong widening would show."""
+    they are added, by F16C (with AVX-512 or AVX2 vectors) or by hand: tiny weights (float16
+    subnormals, 1e-7 to 1e-5) and signed zeros decide the parses here, so a wrong widening
+    would show."""
     kernel, features, outputs = kernels[name]
     stored = random_weights(seed, len(outputs), 0.3, 0.3, magnitudes=(-7, -4))
     assert wt.parse_table(stored, HASH_BITS).dense.dtype == np.float16
     assert np.any(np.abs(stored.values.astype(np.float32)) < 6.1e-5)  # some are subnormal
     kernel.module.float16_widening(f16c)
+    kernel.module.wide_vectors(wide)
     try:
         same_parses(kernel, features, outputs, stored, dev_batches[name])
     finally:
         kernel.module.float16_widening(True)
+        kernel.module.wide_vectors(True)
+
+
+@settings(deadline=None, max_examples=10)
+@given(seed=st.integers(0, 2**32 - 1), name=st.sampled_from(sorted(SYSTEMS)))
+def test_wide_vectors_give_the_same_scores(kernels, dev_batches, seed, name):
+    """The row adds on AVX-512 (where the CPU has it) and on AVX2 give the same parses:
+    random weights, where any score differing in its last bit would soon change a step."""
+    kernel, features, outputs = kernels[name]
+    stored = random_weights(seed, len(outputs), 0.2, 0.3)
+    engine = Engine(kernel, features, outputs, HASH_BITS, table=wt.parse_table(stored, HASH_BITS))
+    batch = dev_batches[name]
+    try:
+        wide = [kernel.module.wide_vectors(True), engine.parse(batch, beam=1)]
+        narrow = [kernel.module.wide_vectors(False), engine.parse(batch, beam=1)]
+    finally:
+        kernel.module.wide_vectors(True)
+    assert not narrow[0]
+    a, b = wide[1], narrow[1]
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) and a[2:4] == b[2:4]
+
+
+@settings(deadline=None, max_examples=10)
+@given(seed=st.integers(0, 2**32 - 1), density=st.sampled_from([0.02, 0.3]),
+       name=st.sampled_from(["covington", "covington-nm", "easy-first"]))
+def test_kept_sums_from_the_parse_table_are_the_scores_from_scratch(kernels, dev_batches, seed, density, name):
+    """Scoring groups on the parse-time table: the kept sums (a step extracting only the
+    atoms of the templates it hashes, a group made again from the kept sum of its templates
+    that read no arc) give the scores of score() from scratch bit for bit."""
+    kernel, features, outputs = kernels[name]
+    stored = random_weights(seed, len(outputs), density, 0.3)
+    engine = Engine(kernel, features, outputs, HASH_BITS, table=wt.parse_table(stored, HASH_BITS))
+    assert engine.groups is not None and engine.groups.count > 0
+    learner = engine.learner
+    learner.group_check = True
+    try:
+        engine.parse(dev_batches[name], beam=1)
+    finally:
+        learner.group_check = False
+    assert learner.group_mismatches == 0
 
 
 @settings(deadline=None, max_examples=20)

@@ -25,7 +25,8 @@ from tsdsl.learn.data import columns_of, make_batch
 from tsdsl.learn.engine import Engine
 from tsdsl.learn.features import BASE_CL, BASE_CR, default_features, load_features
 from tsdsl.learn.outputs import build_outputs, unit_names
-from tsdsl.learn.scoring import MIN_GROUP, WALK_CHILDREN, WALK_HEAD, WALK_NEXT, WALK_PREV, scoring_groups
+from tsdsl.learn.scoring import (MIN_GROUP, WALK_CHILDREN, WALK_HEAD, WALK_NEXT, WALK_PREV, reads_arcs,
+                                 scoring_groups)
 from tsdsl.treebank.conllu import read_conllu
 
 from strategies import columns_of_tagged, tagged_sentences
@@ -146,6 +147,28 @@ def test_deep_groups_reach_and_neighbours(tmp_path):
     assert g.starts[1] == 3  # the two-anchor pairs and the lone s1 template
     # CL's group: the arc at CL (the dependent itself) and CL's children (back to the head)
     assert g.anchors[2][0] == -1 and set(g.group_walks[2]) == {(), (WALK_HEAD,)}
+
+
+def test_each_group_starts_with_the_templates_that_read_no_arc(tmp_path):
+    """Within a group, the templates that read no arc come first (their sum is kept per
+    token for the whole sentence, the start of the group's sum when it is made again)."""
+    system = load_system(SYSTEMS / "covington.ts")
+    feats = tmp_path / "f.yaml"
+    feats.write_text(DEEP, encoding="utf-8")
+    for features in (load_features(default_features(system), system), load_features(feats, system)):
+        g = scoring_groups(features)
+        names = features.template_names
+        reads = {names[t]: reads_arcs(features, t) for t in range(len(names))}
+        for k in range(1, g.count + 1):
+            flags = [reads_arcs(features, int(t)) for t in g.order[g.starts[k]:g.starts[k + 1]]]
+            assert flags == sorted(flags)
+        if "s0.prev.l+s0.p" in reads:  # DEEP
+            assert not reads["s0.w"] and not reads["b0.p"] and not reads["CL.w"]
+            assert reads["s0.prev.l+s0.p"] and reads["s0.next.h.p"] and reads["s0.p+dist(s0,s0.h)"]
+            assert [names[t] for t in g.order[g.starts[1]:g.starts[1] + 2]] == ["s0.w", "s0.p"]
+        else:  # Fernández-González & Gómez-Rodríguez: forms, tags, morphology first
+            assert not reads["s0.w+s0.p"] and not reads["b0.feats"] and not reads["CR.w+CR.p"]
+            assert reads["s0.lcc.l"] and reads["b0.p+b0.sl"] and reads["s0.w+s0.vr"]
 
 
 @pytest.mark.parametrize("name", ["covington", "covington-nm", "covington-deep", "arc-eager"])

@@ -90,7 +90,7 @@ cdef void gc_score_few(GroupCache* gc, const St* s, Feats* fx, const Model* m, i
     if fx.need_kids and not gc.kids_fresh:  # see gc_score
         kids_compute(s, fx.kids, fx.sets)
         gc.kids_fresh = 1
-    extract_atoms(s, fx)
+    extract_part(s, fx, 0)
     hash_templates(fx, m, m.gord, m.gstart[1], feats)
     for j in range(k):
         out[j] = 0
@@ -100,6 +100,7 @@ cdef void gc_score_few(GroupCache* gc, const St* s, Feats* fx, const Model* m, i
         kept = gc.part + q * gc.C
         if gc.stamp[q] != gc.ver[q]:  # made whole and kept: later steps read it again
             n = m.gstart[g + 1] - m.gstart[g]
+            extract_part(s, fx, g)
             hash_templates(fx, m, m.gord + m.gstart[g], n, feats)
             memset(kept, 0, sizeof(float) * m.C)
             add_rows(m, feats, m.gord + m.gstart[g], n, kept)

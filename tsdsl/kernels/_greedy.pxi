@@ -57,7 +57,7 @@ def greedy_parse(Learner self, object offsets_, object tokens, object out_heads_
     for si in range(n_sent):
         maxn = max(maxn, offsets[si + 1] - offsets[si])
     self.reserve(maxn)
-    if grouped and gc_open(&gc, m, self.grp_anchor, self.grp_walks, self.grp_nwalks, maxn) < 0:
+    if grouped and gc_open(&gc, m, &self.fx, self.grp_anchor, self.grp_walks, self.grp_nwalks, maxn) < 0:
         raise MemoryError()
     if chains and chains_open(&ch, maxn, C) < 0:
         if grouped:

@@ -39,6 +39,7 @@ cdef struct GroupCache:
     float* part         # [ngrp * slots * C]: the sums
     int* ver            # [ngrp * slots]: per group and token
     long long* gk       # scratch [ngrp]: gc_score's slot of each group (-1 - slot: not kept)
+    const float** parts # scratch [ngrp]: gc_score's sum of each group
     unsigned int* ref   # scratch [templates]: gc_score's row references (resolve_rows), in group order
     int* mark           # scratch [slots]: stamps of the walks' sets
     int* front          # scratch [slots] each: a walk's set of tokens, and the next one
@@ -48,21 +49,47 @@ cdef struct GroupCache:
     int kids_fresh      # fx.kids and fx.sets are those of the arcs now (no arc changed since made)
     int* old_head       # [slots]: the heads and labels before the step
     int* old_lab
+    int* pre            # per group: how many of its first templates read no arc (0: none kept;
+    #                     a group that reads no arc at all keeps its whole sum anyway)
+    int* pidx           # per group: its row in pkept, or -1 (pre 0)
+    float* pkept        # [groups with a prefix * slots * C]: the sums of those templates per token
+    unsigned char* pok  # [groups with a prefix * slots]: 1 when kept (this sentence)
+    int npre
     long long hits
     long long misses
 
 
 cdef void gc_free(GroupCache* gc) noexcept nogil:
     free(gc.stamp); free(gc.part); free(gc.ver); free(gc.mark); free(gc.old_head); free(gc.old_lab)
-    free(gc.front); free(gc.front2); free(gc.changed); free(gc.gk); free(gc.ref)
-    gc.gk = NULL; gc.ref = NULL
+    free(gc.front); free(gc.front2); free(gc.changed); free(gc.gk); free(gc.ref); free(gc.parts)
+    free(gc.pre); free(gc.pidx); free(gc.pkept); free(gc.pok)
+    gc.gk = NULL; gc.ref = NULL; gc.parts = NULL
+    gc.pre = NULL; gc.pidx = NULL; gc.pkept = NULL; gc.pok = NULL
     gc.stamp = NULL; gc.part = NULL; gc.ver = NULL; gc.mark = NULL; gc.old_head = NULL; gc.old_lab = NULL
     gc.front = NULL; gc.front2 = NULL; gc.changed = NULL
 
 
-cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, const int* walks, int nwalks,
+cdef bint static_template(const Feats* fx, int a) noexcept nogil:
+    """Whether template a reads no arc: each atom a word's column value or a distance, each
+    address without a head or child step (tsdsl.learn.scoring.reads_arcs).  In a group, its
+    bucket is then a function of the anchor's token alone."""
+    cdef int j, k, i, at, ad
+    for j in range(fx.tpl[a * TPL_W]):
+        at = fx.tpl[a * TPL_W + 1 + j]
+        if fx.atom[at * ATOM_W + 1] != 0 and fx.atom[at * ATOM_W + 1] < 6:
+            return False
+        for i in range(2 if fx.atom[at * ATOM_W + 1] >= 6 else 1):  # a distance: both addresses
+            ad = fx.atom[at * ATOM_W + 2 * i]
+            for k in range(fx.addr[ad * ADDR_W + 3]):
+                if 1 <= fx.addr[ad * ADDR_W + 4 + k] <= 7:
+                    return False
+    return True
+
+
+cdef int gc_open(GroupCache* gc, const Model* m, const Feats* fx, const int* anchor, const int* walks, int nwalks,
                  int maxn) noexcept nogil:
     """Allocate the cache for sentences of up to maxn words; -1 when out of memory."""
+    cdef int g, k, n
     gc.anchor = anchor
     gc.ngrp = m.ngrp
     gc.walks = walks
@@ -81,9 +108,30 @@ cdef int gc_open(GroupCache* gc, const Model* m, const int* anchor, const int* w
     gc.front2 = <int*>malloc(sizeof(int) * gc.slots)
     gc.changed = <int*>malloc(sizeof(int) * gc.slots)
     gc.gk = <long long*>malloc(sizeof(long long) * (gc.ngrp + 1))
+    gc.parts = <const float**>malloc(sizeof(float*) * (gc.ngrp + 1))
+    gc.pre = <int*>malloc(sizeof(int) * (gc.ngrp + 1))
+    gc.pidx = <int*>malloc(sizeof(int) * (gc.ngrp + 1))
+    gc.pkept = NULL
+    gc.pok = NULL
+    gc.npre = 0
+    if gc.pre != NULL and gc.pidx != NULL:
+        for g in range(1, gc.ngrp + 1):
+            n = m.gstart[g + 1] - m.gstart[g]
+            k = 0
+            while k < n and static_template(fx, m.gord[m.gstart[g] + k]):
+                k += 1
+            # a prefix worth keeping: some templates, not all (a group reading no arc
+            # keeps its whole sum for the sentence already)
+            gc.pre[g - 1] = k if 0 < k < n else 0
+            gc.pidx[g - 1] = gc.npre if 0 < k < n else -1
+            if 0 < k < n:
+                gc.npre += 1
+        gc.pkept = <float*>malloc(sizeof(float) * (<size_t>gc.npre * gc.slots * gc.C + 1))
+        gc.pok = <unsigned char*>malloc(<size_t>gc.npre * gc.slots + 1)
     gc.ref = <unsigned int*>malloc(sizeof(unsigned int) * (m.gstart[m.ngrp + 1] + 1))
     if not (gc.stamp and gc.part and gc.ver and gc.mark and gc.old_head and gc.old_lab and gc.front
-            and gc.front2 and gc.changed and gc.gk and gc.ref):
+            and gc.front2 and gc.changed and gc.gk and gc.ref and gc.parts and gc.pre and gc.pidx
+            and gc.pkept and gc.pok):
         gc_free(gc)
         return -1
     return 0
@@ -94,6 +142,7 @@ cdef inline void gc_sentence(GroupCache* gc) noexcept nogil:
     memset(gc.stamp, 0xFF, sizeof(int) * gc.ngrp * gc.slots)
     memset(gc.ver, 0, sizeof(int) * gc.ngrp * gc.slots)
     memset(gc.mark, 0, sizeof(int) * gc.slots)
+    memset(gc.pok, 0, <size_t>gc.npre * gc.slots)
     gc.wstamp = 0
     gc.kids_fresh = 0
 
@@ -110,30 +159,40 @@ cdef inline int gc_slot(const GroupCache* gc, const St* s, const Feats* fx, int 
 
 cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, float* out) noexcept nogil:
     """score() of state s, with the kept sums of the groups whose anchor token is unchanged
-    (feats then holds the buckets of the templates computed, not of the others).  Every
-    bucket is hashed before any row is read, so that the references of all of them are on
-    their way (hash_templates prefetches them) while the others hash; the sums are then made
-    and added in score()'s order."""
-    cdef int g, n
-    cdef size_t k
+    (feats then holds the buckets of the templates computed, not of the others).  A group
+    whose sum must be made again starts from the kept sum of its first templates, those that
+    read no arc, when that is kept for its token (gc.pre: the same additions, in the same
+    order).  Every bucket is hashed before any row is read, so that the references of all
+    of them are on their way (hash_templates prefetches them) while the others hash; the
+    sums are then made and added in score()'s order."""
+    cdef int g, n, a0, p
+    cdef size_t k, q
     cdef float* part
+    cdef float* kept
     if fx.need_kids and not gc.kids_fresh:  # a step that built, moved or removed no arc keeps them
         kids_compute(s, fx.kids, fx.sets)
         gc.kids_fresh = 1
-    extract_atoms(s, fx)
+    extract_part(s, fx, 0)
     hash_templates(fx, m, m.gord, m.gstart[1], feats)
     for g in range(1, m.ngrp + 1):
         k = <size_t>(g - 1) * gc.slots + gc_slot(gc, s, fx, g)
         gc.gk[g - 1] = <long long>k
         if gc.stamp[k] != gc.ver[k]:
             gc.gk[g - 1] = -1 - <long long>k
-            hash_templates(fx, m, m.gord + m.gstart[g], m.gstart[g + 1] - m.gstart[g], feats)
+            extract_part(s, fx, g)
+            a0 = m.gstart[g]  # the templates to hash: all, or those after a kept prefix
+            if gc.pre[g - 1] and gc.pok[<size_t>gc.pidx[g - 1] * gc.slots + k % gc.slots]:
+                a0 += gc.pre[g - 1]
+            hash_templates(fx, m, m.gord + a0, m.gstart[g + 1] - a0, feats)
             gc.stamp[k] = gc.ver[k]
     if m.sp_ref != NULL:  # the rows of them all on their way before the first is added
         resolve_rows(m, feats, m.gord, 0, m.gstart[1], gc.ref)
         for g in range(1, m.ngrp + 1):
             if gc.gk[g - 1] < 0:
-                resolve_rows(m, feats, m.gord + m.gstart[g], 0, m.gstart[g + 1] - m.gstart[g], gc.ref + m.gstart[g])
+                a0 = m.gstart[g]
+                if gc.pre[g - 1] and gc.pok[<size_t>gc.pidx[g - 1] * gc.slots + (-1 - gc.gk[g - 1]) % gc.slots]:
+                    a0 += gc.pre[g - 1]
+                resolve_rows(m, feats, m.gord + a0, 0, m.gstart[g + 1] - a0, gc.ref + a0)
     memset(out, 0, sizeof(float) * m.C)
     if m.sp_ref != NULL:
         add_resolved(m, gc.ref, m.gstart[1], out)
@@ -143,17 +202,33 @@ cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* 
         if gc.gk[g - 1] < 0:
             k = <size_t>(-1 - gc.gk[g - 1])
             part = gc.part + k * gc.C
-            n = m.gstart[g + 1] - m.gstart[g]
-            memset(part, 0, sizeof(float) * m.C)
-            if m.sp_ref != NULL:
-                add_resolved(m, gc.ref + m.gstart[g], n, part)
+            a0 = m.gstart[g]
+            p = gc.pre[g - 1]
+            if p:
+                q = <size_t>gc.pidx[g - 1] * gc.slots + k % gc.slots
+                kept = gc.pkept + q * gc.C
+                if not gc.pok[q]:  # the prefix's sum first, kept for the sentence
+                    memset(kept, 0, sizeof(float) * m.C)
+                    if m.sp_ref != NULL:
+                        add_resolved(m, gc.ref + a0, p, kept)
+                    else:
+                        add_rows(m, feats, m.gord + a0, p, kept)
+                    gc.pok[q] = 1
+                memcpy(part, kept, sizeof(float) * m.C)
+                a0 += p
             else:
-                add_rows(m, feats, m.gord + m.gstart[g], n, part)
+                memset(part, 0, sizeof(float) * m.C)
+            n = m.gstart[g + 1] - a0
+            if m.sp_ref != NULL:
+                add_resolved(m, gc.ref + a0, n, part)
+            else:
+                add_rows(m, feats, m.gord + a0, n, part)
             gc.misses += 1
         else:
             part = gc.part + <size_t>gc.gk[g - 1] * gc.C
             gc.hits += 1
-        tsdsl_add_row(out, part, m.C)
+        gc.parts[g - 1] = part
+    tsdsl_add_rows(out, gc.parts, m.ngrp, m.C)  # in group order, as score() adds them
 
 
 cdef inline void gc_before(GroupCache* gc, const St* s) noexcept nogil:

@@ -255,7 +255,7 @@ cdef void grouped_scores(InstCache* ic, const St* s, Feats* fx, const Model* m, 
     cdef uint64_t h
     cdef size_t gs
     cdef float* part
-    extract_atoms(s, fx)
+    extract_part(s, fx, 0)
     hash_templates(fx, m, m.gord, m.gstart[1], f)
     for g in range(ic.ng):
         h = group_sig(ic, fx, g)
@@ -269,6 +269,7 @@ cdef void grouped_scores(InstCache* ic, const St* s, Feats* fx, const Model* m, 
         else:
             ic.gsig[gs] = h
             ic.gmiss[g] = <int>gs
+            extract_part(s, fx, g + 1)
             hash_templates(fx, m, m.gord + m.gstart[g + 1], m.gstart[g + 2] - m.gstart[g + 1], f)
             ic.gmisses += 1
     if m.sp_ref != NULL:

@@ -179,6 +179,8 @@ cdef class Learner:
         self.fx.sets = NULL
         self.fx.i0 = 0
         self.fx.i1 = 0
+        self.fx.parts = NULL
+        self.fx.part_start = NULL
         self.inst_base = NULL
         self.n_inst_base = 0
         self.inst_local = 0
@@ -210,6 +212,8 @@ cdef class Learner:
         free(self.fx.seed)
         free(self.fx.kids)
         free(self.fx.sets)
+        free(self.fx.parts)
+        free(self.fx.part_start)
 
     @property
     def feature_hash(self):
@@ -375,6 +379,7 @@ cdef class Learner:
         self.grp_walks = wk
         self.grp_nwalks = nwalks
         self.grp_keep = (order, starts, anchors, walks)
+        set_part_atoms(&self.fx, od, st, ngrp + 1, an)
 
     cdef int need_dense(self) except -1:
         if self.m.W == NULL:

@@ -44,6 +44,8 @@ cdef struct Feats:
     uint64_t* sets                # scratch: left and right label sets per token
     int i0                        # capacity inf: the indexes of the family instance being scored
     int i1
+    int* parts                    # per scoring part (set_part_atoms): its addresses, then its atoms, or NULL
+    int* part_start               # part p's addresses at parts[part_start[2p] ..], atoms at [part_start[2p + 1] ..]
 
 
 include "_sums.pxi"  # the averaging sums: a hash map of the weights ever updated
@@ -147,12 +149,91 @@ cdef void extract_core(const St* s, Feats* fx, const Model* m, int* out) noexcep
     hash_templates(fx, m, NULL, fx.n_tpl, out)
 
 
-cdef void extract_atoms(const St* s, Feats* fx) noexcept nogil:
+cdef inline void extract_atoms(const St* s, Feats* fx) noexcept nogil:
     """The token of every address (fx.at) and the value of every atom (fx.val) in s, with
     the child tables already computed.  An address is a list position, an instance index or
     the word CL or CR picks between two earlier addresses, then its steps (head, a child,
     the sentence neighbours), each checked to land on a word or the root (else -1)."""
-    cdef int a, j, t, l, r, u, k, d, code
+    extract_some(s, fx, NULL, fx.n_addr, NULL, fx.n_atom)
+
+
+cdef inline void extract_part(const St* s, Feats* fx, int p) noexcept nogil:
+    """:func:`extract_atoms` for the templates of scoring part p alone (0: those in no
+    group, g: group g; see set_part_atoms): the addresses and atoms they read, nothing
+    else (the other entries of fx.at and fx.val keep what they held).  A step whose
+    groups' sums are all kept reads only the templates in no group: NM Covington's 21 of 94."""
+    cdef const int* ps
+    if fx.parts == NULL:
+        extract_atoms(s, fx)
+        return
+    ps = fx.part_start + 2 * p
+    extract_some(s, fx, fx.parts + ps[0], ps[1] - ps[0], fx.parts + ps[1], ps[2] - ps[1])
+
+
+cdef int set_part_atoms(Feats* fx, const int* order, const int* starts, int nparts,
+                        const int* anchors) except -1:
+    """fx.parts for scoring parts 0 .. nparts - 1 (part p: templates order[starts[p] ..
+    starts[p + 1])): per part the addresses its templates' atoms read, with the two an
+    address picked by CL or CR reads (and for part 0 the CL and CR anchors, anchors[2g] ==
+    -1, that gc_slot reads), then those atoms, each list in increasing order.  Leaves
+    fx.parts NULL (extract_part then extracts everything) when an address would read a
+    later one, which extract_atoms' order does not allow."""
+    cdef int p, k, a, j, at, g
+    cdef const int* ad
+    free(fx.parts)
+    free(fx.part_start)
+    fx.parts = NULL
+    fx.part_start = NULL
+    lists = []
+    for p in range(nparts):
+        addrs, atoms = set(), set()
+        for k in range(starts[p], starts[p + 1]):
+            a = order[k]
+            for j in range(fx.tpl[a * TPL_W]):
+                at = fx.tpl[a * TPL_W + 1 + j]
+                atoms.add(at)
+                addrs.add(fx.atom[at * ATOM_W])
+                if fx.atom[at * ATOM_W + 1] >= 6:  # a distance: its second address too
+                    addrs.add(fx.atom[at * ATOM_W + 2])
+        if p == 0:
+            for g in range(nparts - 1):
+                if anchors[2 * g] == -1:
+                    addrs.add(anchors[2 * g + 1])
+        for a in range(fx.n_addr - 1, -1, -1):  # the bases of an address picked by CL or CR: earlier ones
+            ad = fx.addr + a * ADDR_W
+            if a in addrs and (ad[0] == 1 or ad[0] == 2):
+                if not (0 <= ad[1] < a and 0 <= ad[2] < a):
+                    return 0
+                addrs.update((ad[1], ad[2]))
+        lists.append((sorted(addrs), sorted(atoms)))
+    fx.part_start = <int*>malloc(sizeof(int) * (2 * nparts + 1))
+    fx.parts = <int*>malloc(sizeof(int) * (sum(len(x) + len(y) for x, y in lists) + 1))
+    if fx.parts == NULL or fx.part_start == NULL:
+        free(fx.parts)
+        free(fx.part_start)
+        fx.parts = NULL
+        fx.part_start = NULL
+        raise MemoryError()
+    k = 0
+    for p, (addrs, atoms) in enumerate(lists):
+        fx.part_start[2 * p] = k
+        for a in addrs:
+            fx.parts[k] = a
+            k += 1
+        fx.part_start[2 * p + 1] = k
+        for a in atoms:
+            fx.parts[k] = a
+            k += 1
+    fx.part_start[2 * nparts] = k
+    return 0
+
+
+cdef void extract_some(const St* s, Feats* fx, const int* addr_idx, int n_addr, const int* atom_idx,
+                       int n_atom) noexcept nogil:
+    """The addresses addr_idx[0 .. n_addr) and then the atoms atom_idx[0 .. n_atom) of
+    :func:`extract_atoms` (NULL: the first n of each), in increasing order: an address
+    picked by CL or CR reads two earlier ones, which the list must hold."""
+    cdef int a, i, j, t, l, r, u, k, d, code
     cdef const int* ad
     cdef const int* at
     cdef uint64_t v
@@ -164,8 +245,9 @@ cdef void extract_atoms(const St* s, Feats* fx) noexcept nogil:
     cdef const uint64_t* sets = fx.sets
     cdef const int64_t* tok = fx.tok - 1  # word t's value in row r: tok[r * stride + t]
     cdef Py_ssize_t stride = fx.stride
-    cdef int n = s.n, ntok = s.ntok, root = s.root, n_addr = fx.n_addr, n_atom = fx.n_atom
-    for a in range(n_addr):
+    cdef int n = s.n, ntok = s.ntok, root = s.root
+    for i in range(n_addr):
+        a = addr_idx[i] if addr_idx != NULL else i
         ad = fx.addr + a * ADDR_W
         if ad[0] == 0:
             t = list_at(s, fx, ad[1], ad[2])
@@ -200,7 +282,8 @@ cdef void extract_atoms(const St* s, Feats* fx) noexcept nogil:
             if not (0 <= t < ntok and (1 <= t <= n or t == root)):
                 t = -1
         tokens[a] = t
-    for a in range(n_atom):
+    for i in range(n_atom):
+        a = atom_idx[i] if atom_idx != NULL else i
         at = fx.atom + a * ATOM_W
         t = tokens[at[0]]
         k = at[1]
@@ -284,7 +367,8 @@ cdef void hash_templates(const Feats* fx, const Model* m, const int* idx, int n,
 
 
 cdef inline void group_sum(const Model* m, const int* feats, int g, float* out) noexcept nogil:
-    """out = the sum of the rows of scoring group g's templates, from zero, in template order."""
+    """out = the sum of the rows of scoring group g's templates, from zero, in the group's
+    order (m.gord: those that read no arc first, see tsdsl.learn.scoring)."""
     memset(out, 0, sizeof(float) * m.C)
     add_rows(m, feats, m.gord + m.gstart[g], m.gstart[g + 1] - m.gstart[g], out)
 
@@ -293,7 +377,7 @@ cdef void score(const Model* m, const int* feats, int nf, float* out) noexcept n
     """out[c]: the sum of every feature's weight for output c.  Without scoring groups
     (m.ngrp == 0) the rows are added in template order.  With them (see _groups.pxi) the
     sum is fixed as: group 0's rows in template order, then each further group's own sum
-    (its rows from zero, in template order) added in group order.  That order makes a
+    (its rows from zero, in the group's order: m.gord) added in group order.  That order makes a
     group's sum a function of its feature buckets alone, so greedy parsing may keep it while
     the tokens it reads stay the same, and every path (training, beam, cached or not) adds
     the same numbers in the same order."""

@@ -163,10 +163,109 @@ cdef extern from *:
             _mm256_maskstore_ps(out + c, m, acc);
         }
     }
+    /* The same with AVX-512 (F, BW, VL): the outputs in blocks of up to 8 x 16, each block's
+       sums held in 8 registers while all k rows are added (one widening load and one add
+       per 16 weights), instead of read and written per 8 outputs with a loop over the rows
+       in between.  Lanes past C are masked: no weight read past a row, no sum stored. */
+    #define TSDSL_ADD16_BLOCK(NV)                                                                    \
+        __attribute__((target("avx512f,avx512bw,avx512vl,f16c")))                                     \
+        static void tsdsl_add_rows16_z##NV(float* __restrict out, const unsigned short* const* rows, \
+                                           int k, int c0, __mmask16 last) {                          \
+            __m512 acc[NV];                                                                          \
+            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                             \
+                acc[v] = _mm512_maskz_loadu_ps(v == NV - 1 ? last : (__mmask16)0xffff, out + c0 + 16 * v); \
+            for (int j = 0; j < k; j++) {                                                            \
+                const unsigned short* r = rows[j] + c0;                                              \
+                _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                         \
+                    acc[v] = _mm512_add_ps(acc[v], _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(        \
+                        v == NV - 1 ? last : (__mmask16)0xffff, r + 16 * v)));                      \
+            }                                                                                        \
+            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                             \
+                _mm512_mask_storeu_ps(out + c0 + 16 * v, v == NV - 1 ? last : (__mmask16)0xffff, acc[v]); \
+        }
+    TSDSL_ADD16_BLOCK(1) TSDSL_ADD16_BLOCK(2) TSDSL_ADD16_BLOCK(3) TSDSL_ADD16_BLOCK(4)
+    TSDSL_ADD16_BLOCK(5) TSDSL_ADD16_BLOCK(6) TSDSL_ADD16_BLOCK(7) TSDSL_ADD16_BLOCK(8)
+    __attribute__((target("avx512f,avx512bw,avx512vl,f16c")))
+    static void tsdsl_add_rows16_avx512(float* __restrict out, const unsigned short* const* rows, int k, int C) {
+        for (int c0 = 0; c0 < C; c0 += 128) {
+            int nb = C - c0 < 128 ? C - c0 : 128, nv = (nb + 15) / 16, r = nb - 16 * (nv - 1);
+            __mmask16 last = (__mmask16)(r == 16 ? 0xffff : (1u << r) - 1);
+            switch (nv) {
+            case 1: tsdsl_add_rows16_z1(out, rows, k, c0, last); break;
+            case 2: tsdsl_add_rows16_z2(out, rows, k, c0, last); break;
+            case 3: tsdsl_add_rows16_z3(out, rows, k, c0, last); break;
+            case 4: tsdsl_add_rows16_z4(out, rows, k, c0, last); break;
+            case 5: tsdsl_add_rows16_z5(out, rows, k, c0, last); break;
+            case 6: tsdsl_add_rows16_z6(out, rows, k, c0, last); break;
+            case 7: tsdsl_add_rows16_z7(out, rows, k, c0, last); break;
+            default: tsdsl_add_rows16_z8(out, rows, k, c0, last); break;
+            }
+        }
+    }
+    /* The same for k float32 rows (the kept sums of scoring groups, added to a step's
+       scores one after another). */
+    #define TSDSL_ADD32_BLOCK(NV)                                                                    \
+        __attribute__((target("avx512f,avx512vl")))                                                  \
+        static void tsdsl_add_rows32_z##NV(float* __restrict out, const float* const* rows,          \
+                                           int k, int c0, __mmask16 last) {                          \
+            __m512 acc[NV];                                                                          \
+            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                             \
+                acc[v] = _mm512_maskz_loadu_ps(v == NV - 1 ? last : (__mmask16)0xffff, out + c0 + 16 * v); \
+            for (int j = 0; j < k; j++) {                                                            \
+                const float* r = rows[j] + c0;                                                       \
+                _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                         \
+                    acc[v] = _mm512_add_ps(acc[v], _mm512_maskz_loadu_ps(                           \
+                        v == NV - 1 ? last : (__mmask16)0xffff, r + 16 * v));                       \
+            }                                                                                        \
+            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                             \
+                _mm512_mask_storeu_ps(out + c0 + 16 * v, v == NV - 1 ? last : (__mmask16)0xffff, acc[v]); \
+        }
+    TSDSL_ADD32_BLOCK(1) TSDSL_ADD32_BLOCK(2) TSDSL_ADD32_BLOCK(3) TSDSL_ADD32_BLOCK(4)
+    TSDSL_ADD32_BLOCK(5) TSDSL_ADD32_BLOCK(6) TSDSL_ADD32_BLOCK(7) TSDSL_ADD32_BLOCK(8)
+    __attribute__((target("avx512f,avx512vl")))
+    static void tsdsl_add_rows32_avx512(float* __restrict out, const float* const* rows, int k, int C) {
+        for (int c0 = 0; c0 < C; c0 += 128) {
+            int nb = C - c0 < 128 ? C - c0 : 128, nv = (nb + 15) / 16, r = nb - 16 * (nv - 1);
+            __mmask16 last = (__mmask16)(r == 16 ? 0xffff : (1u << r) - 1);
+            switch (nv) {
+            case 1: tsdsl_add_rows32_z1(out, rows, k, c0, last); break;
+            case 2: tsdsl_add_rows32_z2(out, rows, k, c0, last); break;
+            case 3: tsdsl_add_rows32_z3(out, rows, k, c0, last); break;
+            case 4: tsdsl_add_rows32_z4(out, rows, k, c0, last); break;
+            case 5: tsdsl_add_rows32_z5(out, rows, k, c0, last); break;
+            case 6: tsdsl_add_rows32_z6(out, rows, k, c0, last); break;
+            case 7: tsdsl_add_rows32_z7(out, rows, k, c0, last); break;
+            default: tsdsl_add_rows32_z8(out, rows, k, c0, last); break;
+            }
+        }
+    }
     #endif
+    static int tsdsl_avx512 = -1;  /* 1: the AVX-512 row adds; 0: AVX2 or by hand; -1: not decided yet */
+    static int tsdsl_use_avx512(int wanted) {
+        /* wanted 1: AVX-512 if the CPU has it (F, BW, VL); 0: not (the tests compare); -1: keep */
+    #ifdef TSDSL_F16C
+        if (wanted >= 0 || tsdsl_avx512 < 0)
+            tsdsl_avx512 = wanted != 0 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                           && __builtin_cpu_supports("avx512vl") ? 1 : 0;
+    #else
+        tsdsl_avx512 = 0;
+    #endif
+        return tsdsl_avx512;
+    }
+    /* tsdsl_add_row for k float32 rows in a row: each out[c] adds rows[0][c], rows[1][c] ...
+       in that order, the sums of k calls bit for bit. */
+    static void tsdsl_add_rows(float* __restrict out, const float* const* rows, int k, int C) {
+    #ifdef TSDSL_F16C
+        if (tsdsl_avx512 < 0) tsdsl_use_avx512(1);  /* decided once; a race would store the same value */
+        if (tsdsl_avx512) { tsdsl_add_rows32_avx512(out, rows, k, C); return; }
+    #endif
+        for (int j = 0; j < k; j++) tsdsl_add_row(out, rows[j], C);
+    }
     static void tsdsl_add_rows16(float* __restrict out, const unsigned short* const* rows, int k, int C) {
     #ifdef TSDSL_F16C
         if (tsdsl_f16c < 0) tsdsl_use_f16c(1);
+        if (tsdsl_avx512 < 0) tsdsl_use_avx512(1);
+        if (tsdsl_f16c && tsdsl_avx512) { tsdsl_add_rows16_avx512(out, rows, k, C); return; }
         if (tsdsl_f16c) { tsdsl_add_rows16_f16c(out, rows, k, C); return; }
     #endif
         for (int j = 0; j < k; j++) tsdsl_add_row16(out, rows[j], C);
@@ -191,8 +290,10 @@ cdef extern from *:
     void tsdsl_add_row16(float* out, const unsigned short* row, int C) noexcept nogil
     void tsdsl_add_pairs16(float* out, const unsigned int* e, int n) noexcept nogil
     void tsdsl_add_rows16(float* out, const unsigned short* const* rows, int k, int C) noexcept nogil
+    void tsdsl_add_rows(float* out, const float* const* rows, int k, int C) noexcept nogil
     float tsdsl_half_to_float(unsigned short h) noexcept nogil
     int tsdsl_use_f16c(int wanted) noexcept nogil
+    int tsdsl_use_avx512(int wanted) noexcept nogil
     int tsdsl_argmax(const float* x, int n) noexcept nogil
     int tsdsl_argmax_on
 
@@ -216,6 +317,13 @@ def first_argmax(object scores):
     return tsdsl_argmax(<const float*>array_data(scores, "scores", "f", 4, n, False), <int>n)
 
 
+def wide_vectors(object on=None):
+    """Whether the dense row adds run on AVX-512 (True, the default, when the CPU has
+    AVX-512 F, BW and VL) or as before, AVX2 or by hand (False; the tests compare the two,
+    the sums are the same bit for bit): sets it when ``on`` is given, returns it."""
+    return bool(tsdsl_use_avx512(-1 if on is None else (1 if on else 0)))
+
+
 def float16_widening(object f16c=None):
     """How float16 dense rows are widened: True (the default) by F16C when the CPU has AVX2,
     False by hand (the tests check both); returns whether F16C is used."""
@@ -227,7 +335,7 @@ cdef enum:
     REF_SHIFT = 26     # a parse-time reference: count << REF_SHIFT | offset (tsdsl.learn.weights)
     REF_OFFSET = (1 << 26) - 1
     REF_DENSE = 63     # the count of a dense row
-    ROW_RUN = 8        # consecutive float16 dense rows added together (tsdsl_add_rows16)
+    ROW_RUN = 32       # consecutive float16 dense rows added together (tsdsl_add_rows16)
     ROW_SLACK = 8      # float16 values a parse table's dense rows need after the last (TSDSL_ROW_SLACK)
 
 

@@ -2,8 +2,8 @@
 
 The kernel sums a state's scores group by group (``score`` in ``_model.pxi``): first the
 rows of the templates in no group, in template order, then each group's own sum (its rows
-from zero, in template order), group after group.  A group is the set of templates whose
-every address starts at the same word, its *anchor*: a list position (``s0``, ``b0``,
+from zero, those that read no arc first, each part in template order), group after group.
+A group is the set of templates whose every address starts at the same word, its *anchor*: a list position (``s0``, ``b0``,
 ``λ1[1]`` ...) or the word ``CL`` or ``CR`` picks between ``s0`` and ``b0``, with the
 template's atoms all read from there (``s0.w + s0.h.p``, ``CL.w + CL.p``; not
 ``s0.w + b0.w``).  Given the anchor's token, a group's sum depends only on the arcs at the
@@ -26,7 +26,9 @@ the children, a child step back to the head, ``prev`` back to ``next``.  For
 Fernández-González & Gómez-Rodríguez's templates these are d, its heads before and after,
 its children and grandchildren; not its siblings, nor the rest of its head's neighbourhood,
 which an arc change leaves as they were.  A group that reads no arc (``s1.w``, ``b1.p``,
-``CL.w``) has no walks: its sums stay for the whole sentence.
+``CL.w``) has no walks: its sums stay for the whole sentence.  In a group that reads arcs,
+the sum of its first templates, those that read none, is kept per token for the whole
+sentence too: a sum made again after an arc change starts from it.
 
 A program that scores family instances (capacity inf: ``O[i]``, ``O[j-1]`` ...) has no list
 anchors; :func:`instance_groups` gives it one group keyed by a few instance bases instead.
@@ -38,8 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .features import (ATOM_DIST, ATOM_LABEL, ATOM_SL, ATOM_SR, ATOM_VL, ATOM_VR, BASE_CL, BASE_CR, BASE_LIST, STEP_H,
-                       STEP_NEXT, STEP_PREV, FeatureSet)
+from .features import (ATOM_DIST, ATOM_LABEL, ATOM_SL, ATOM_SR, ATOM_TOK, ATOM_VL, ATOM_VR, BASE_CL, BASE_CR,
+                       BASE_LIST, STEP_H, STEP_NEXT, STEP_PREV, FeatureSet)
 
 MIN_GROUP = 3
 # the steps of a reverse walk (codes shared with _groups.pxi)
@@ -125,7 +127,10 @@ def scoring_groups(features: FeatureSet, min_size: int = MIN_GROUP) -> ScoringGr
             key = bases.pop()
             if anchor(key) is not None:
                 members.setdefault(key, []).append(t)
-    groups = sorted((ts for ts in members.values() if len(ts) >= min_size), key=lambda ts: ts[0])
+    # each group's templates that read no arc first: their sum, a prefix of the group's, is
+    # kept per anchor token for the whole sentence (_groups.pxi)
+    groups = sorted((sorted(ts, key=lambda t: (reads_arcs(features, t), t))
+                     for ts in members.values() if len(ts) >= min_size), key=min)
     grouped = {t for ts in groups for t in ts}
     direct = [t for t in range(len(templates)) if t not in grouped]
     order = direct + [t for ts in groups for t in ts]
@@ -181,6 +186,19 @@ def reverse_walks(paths: dict[int, tuple[int, ...]], atom_kinds) -> tuple[tuple[
             elif kind in _READS_CHILDREN:
                 read(paths[a], True)
     return tuple(sorted(walks, key=lambda w: (len(w), w)))
+
+
+def reads_arcs(features: FeatureSet, t: int) -> bool:
+    """Whether template ``t`` reads an arc: an atom that is a label, a valency or a label
+    set, or an address with a head or child step (the kernel's static_template)."""
+    for k in range(int(features.templates[t][0])):
+        if int(features.atoms[int(features.templates[t][1 + k])][1]) not in (ATOM_TOK, ATOM_DIST):
+            return True
+    for a in template_addresses(features, t):
+        row = features.addresses[a]
+        if any(int(c) not in (STEP_PREV, STEP_NEXT) for c in row[4:4 + int(row[3])]):
+            return True
+    return False
 
 
 def template_addresses(features: FeatureSet, t: int) -> list[int]:
