@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..treebank.conllu import Sentence
-from .tokens import token_table
+from .tokens import compiled_helpers, token_table
 
 
 def columns_of(sentence: Sentence) -> dict[str, tuple[str, ...]]:
@@ -19,6 +19,15 @@ def columns_of(sentence: Sentence) -> dict[str, tuple[str, ...]]:
     # the first six columns only: zip makes each column's tuple as it is asked for
     _, form, lemma, upos, xpos, feats = islice(zip(*[w.fields for w in sentence.words]), 6)
     return {"form": form, "lemma": lemma, "upos": upos, "xpos": xpos, "feats": feats}
+
+
+def columns_of_all(sentences: Sequence[Sentence]) -> list[dict[str, tuple[str, ...]]]:
+    """:func:`columns_of` of each sentence (word by word in compiled code where it can be)."""
+    fast = compiled_helpers()
+    if fast is None:
+        return [columns_of(s) for s in sentences]
+    sentences = list(sentences)
+    return [c if c is not None else columns_of(s) for s, c in zip(sentences, fast.word_columns(sentences))]
 
 
 @dataclass

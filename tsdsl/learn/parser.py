@@ -40,12 +40,13 @@ from ..treebank.projectivize import LIFT_MARK, deprojectivize
 from ..treebank.repair import make_tree
 from ..treebank.trees import reaches_root
 from ..treebank.tokenize import comment_text, spacing, words_of
-from .data import columns_of, make_batch
+from .data import columns_of_all, make_batch
 from .engine import Engine, check_beam
 from .model import Model, ModelError, load
 from .outputs import build_outputs, unit_names
 from .known_tags import UnknownTags, known_upos, unknown_upos
 from .tagger import EMPTY, TAG_COLUMNS, column_values, columns_present, is_empty
+from .tokens import compiled_helpers
 
 
 UNLABELED_FALLBACK = "dep"
@@ -395,7 +396,7 @@ class Parser(_TagColumns):
             return self._parse_sentences(sentences, beam=beam, log_nonmonotonic=log_nonmonotonic, retag=retag)
 
     def _parse_sentences(self, sentences, *, beam, log_nonmonotonic, retag):
-        columns, predicted = self.complete_tags([columns_of(s) for s in sentences], retag=retag,
+        columns, predicted = self.complete_tags(columns_of_all(sentences), retag=retag,
                                                 where=[(s.file, s.line) for s in sentences])
         heads, labels, stats = self.parse_columns(columns, beam=beam, log_nonmonotonic=log_nonmonotonic)
         stats.missing_columns = self.missing_columns(columns)
@@ -405,11 +406,17 @@ class Parser(_TagColumns):
         # so the lines are rewritten without with_heads's per-sentence checks (same text)
         trusted = all(map(writable_label, set(chain.from_iterable(labels)))) and \
             set(map(type, chain.from_iterable(heads))) <= {int}
+        tagged = [s.with_columns({name: c[name] for name in TAG_COLUMNS if name in p}) if p else s
+                  for s, c, p in zip(sentences, columns, predicted)]
+        fast = compiled_helpers() if trusted else None
+        # each word line rewritten in C where it can be (the same text), else in Python
+        rewritten = fast.rewrite_heads(tagged, heads, labels) if fast is not None else [None] * len(tagged)
         out = []
-        for s, c, p, h, l in zip(sentences, columns, predicted, heads, labels):
-            if p:
-                s = s.with_columns({name: c[name] for name in TAG_COLUMNS if name in p})
-            out.append(s._with_head_texts(list(map(str, h)), l) if trusted and len(h) == s.n else s.with_heads(h, l))
+        for s, h, l, r in zip(tagged, heads, labels, rewritten):
+            if r is not None:
+                out.append(s._with_lines(r[0], r[1], l))
+            else:
+                out.append(s._with_head_texts(list(map(str, h)), l) if trusted and len(h) == s.n else s.with_heads(h, l))
         return out, stats
 
     def parse_columns(self, columns, *, beam: Optional[int] = None, log_nonmonotonic: bool = False):
@@ -635,7 +642,7 @@ class GraphParser(_TagColumns):
             raise UsageError("multihead models parse greedily (--beam 1)")
         if log_nonmonotonic:
             raise UsageError("--nm-log is for single-head models")
-        columns, predicted = self.complete_tags([columns_of(s) for s in sentences], retag=retag,
+        columns, predicted = self.complete_tags(columns_of_all(sentences), retag=retag,
                                                 where=[(s.file, s.line) for s in sentences])
         pred, stats = self.predict(columns)
         stats.missing_columns = self.missing_columns(columns)

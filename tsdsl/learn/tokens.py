@@ -101,6 +101,24 @@ def _value_hashes(attr: str, values) -> dict[str, int]:
     return cache
 
 
+_COMPILED: list = []
+
+
+def compiled_helpers():
+    """The compiled per-word helpers (``tsdsl/kernels/conllu_fast.pyx``: token table rows,
+    rewritten CoNLL-U lines), or None where they cannot be built (no C compiler): the
+    callers then do the same in Python."""
+    if not _COMPILED:
+        from ..errors import KernelBuildError
+        from ..kernels.fixed import fixed_module
+
+        try:
+            _COMPILED.append(fixed_module("conllu_fast"))
+        except KernelBuildError:
+            _COMPILED.append(None)
+    return _COMPILED[0]
+
+
 def token_table(attrs: Sequence[str], sentences: Sequence[dict[str, Sequence[str]]]) -> np.ndarray:
     """int64 [len(attrs), total words]: row r holds attribute attrs[r] of every word of every
     sentence, sentences one after another (a sentence is a dict of column name -> values,
@@ -114,12 +132,15 @@ def token_table(attrs: Sequence[str], sentences: Sequence[dict[str, Sequence[str
     if not total:
         return table
     flat: dict[str, list] = {}
+    fast = compiled_helpers()
     for r, attr in enumerate(attrs):
         column = _column_of(attr)
+        known = _COLUMN_HASHES.get(attr)
+        if fast is not None and known is not None and fast.fill_hashes(table[r], sentences, column, known):
+            continue  # every value seen before: looked up word by word in C
         values = flat.get(column)
         if values is None:
             values = flat[column] = list(chain.from_iterable(s[column] for s in sentences))
-        known = _COLUMN_HASHES.get(attr)
         try:  # every value seen before: look-ups only
             table[r] = np.fromiter(map(known.__getitem__, values), dtype=np.int64, count=total)
         except (AttributeError, KeyError):

@@ -232,7 +232,6 @@ class Sentence:
         first asked for (see :class:`_WordsOnDemand`), since most callers (``tsdsl parse``)
         only write the lines."""
         lines = list(self.lines)
-        words = self.words
         join = "\t".join
         for k, hs, ls in zip(self.word_index, head_texts, label_texts):
             # a word line is its 10 fields joined by tabs, then its terminator (and the file's
@@ -242,9 +241,15 @@ class Sentence:
             parts[1] = hs
             parts[2] = ls
             lines[k] = join(parts)
+        return self._with_lines(tuple(lines), head_texts, label_texts)
+
+    def _with_lines(self, lines: tuple, head_texts: Sequence[str], label_texts: Sequence[str]) -> "Sentence":
+        """:meth:`_with_head_texts` from its lines already rewritten (``lines``: this
+        sentence's, each word line's HEAD and DEPREL the texts given; tsdsl.learn rewrites
+        them in compiled code)."""
         out = object.__new__(Sentence)
-        object.__setattr__(out, "__dict__", {"lines": tuple(lines), "word_index": self.word_index, "file": self.file,
-                                             "line": self.line, _PENDING: (words, head_texts, label_texts)})
+        object.__setattr__(out, "__dict__", {"lines": lines, "word_index": self.word_index, "file": self.file,
+                                             "line": self.line, _PENDING: (self.words, head_texts, label_texts)})
         return out
 
     def with_columns(self, columns: dict[str, Sequence[str]]) -> "Sentence":
