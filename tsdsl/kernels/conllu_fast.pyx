@@ -1,9 +1,11 @@
 # cython: boundscheck=False, wraparound=False, language_level=3
 """The per-word Python around a parse, compiled: rewriting the HEAD and DEPREL of CoNLL-U
-word lines, and filling token tables from the per-attribute hash dicts.
+word lines, filling token tables from the per-attribute hash dicts, reading the word
+columns.
 
-Parsing a loaded model spent about 1 µs a word in these two (tsdsl.learn.parser and
-tsdsl.learn.tokens), against about 10 µs in the search for the slowest systems.  They do
+Parsing a loaded model spent about 0.8 µs a word in these three (tsdsl.learn.parser,
+tsdsl.learn.tokens, tsdsl.learn.data), against about 10 µs in the search for the slowest
+systems.  They do
 here exactly what the Python does (the same text, the same numbers), word by word in C,
 and hand back to the Python whatever they cannot do (None, False): the Python then
 does it as before, with its error messages.
@@ -31,71 +33,59 @@ from libc.stdint cimport int64_t
 cdef list _NUMBERS = [str(i) for i in range(4096)]
 
 
-cdef str _rewritten_ucs1(str line, str head, str label):
-    """_rewritten for three strings of one byte a character (UCS1: the common case), by
-    hand: the tabs found from the end, the pieces copied into one new string."""
-    cdef const unsigned char* src = <const unsigned char*>PyUnicode_DATA(line)
-    cdef Py_ssize_t end = PyUnicode_GET_LENGTH(line), nh = PyUnicode_GET_LENGTH(head)
-    cdef Py_ssize_t nl = PyUnicode_GET_LENGTH(label), i = end, t2 = -1, t4 = -1, seen = 0
-    cdef unsigned char* dst
-    while i > 0:
-        i -= 1
-        if src[i] == 9:
-            seen += 1
-            if seen == 2:
-                t2 = i
-            elif seen == 4:
-                t4 = i
-                break
-    if seen < 4:
-        return None
-    cdef Py_UCS4 top = PyUnicode_MAX_CHAR_VALUE(line)
-    if PyUnicode_MAX_CHAR_VALUE(label) > top:
-        top = PyUnicode_MAX_CHAR_VALUE(label)
-    if PyUnicode_MAX_CHAR_VALUE(head) > top:
-        top = PyUnicode_MAX_CHAR_VALUE(head)
-    out = PyUnicode_New(t4 + 1 + nh + 1 + nl + end - t2, top)
-    dst = <unsigned char*>PyUnicode_DATA(out)
-    memcpy(dst, src, t4 + 1)
-    memcpy(dst + t4 + 1, PyUnicode_DATA(head), nh)
-    dst[t4 + 1 + nh] = 9
-    memcpy(dst + t4 + 2 + nh, PyUnicode_DATA(label), nl)
-    memcpy(dst + t4 + 2 + nh + nl, src + t2, end - t2)
-    return out
+cdef inline bint _last_tabs(str line, Py_ssize_t end, Py_ssize_t* t2, Py_ssize_t* t4):
+    """t2 and t4: the positions of the second and fourth tab from the end of line; False
+    when it has fewer than four."""
+    cdef const unsigned char* src
+    cdef Py_ssize_t t1, t3, seen = 0
+    if PyUnicode_KIND(line) == 1:  # one byte a character (the common case): by hand
+        src = <const unsigned char*>PyUnicode_DATA(line)
+        while end > 0:
+            end -= 1
+            if src[end] == 9:
+                seen += 1
+                if seen == 2:
+                    t2[0] = end
+                elif seen == 4:
+                    t4[0] = end
+                    return True
+        return False
+    t1 = PyUnicode_FindChar(line, 9, 0, end, -1)
+    t2[0] = PyUnicode_FindChar(line, 9, 0, t1, -1) if t1 > 0 else -1
+    t3 = PyUnicode_FindChar(line, 9, 0, t2[0], -1) if t2[0] > 0 else -1
+    t4[0] = PyUnicode_FindChar(line, 9, 0, t3, -1) if t3 > 0 else -1
+    return t4[0] >= 0
 
 
-cdef inline str _rewritten(str line, str head, str label):
+cdef str _rewritten(str line, str head, str label):
     """``line`` (a word line: ten fields, then its terminator) with HEAD and DEPREL replaced,
     as ``parts = line.rsplit("\\t", 4); parts[1] = head; parts[2] = label; "\\t".join(parts)``
-    makes it; None when the line has fewer than four tabs."""
-    if PyUnicode_KIND(line) == 1 and PyUnicode_KIND(head) == 1 and PyUnicode_KIND(label) == 1:
-        return _rewritten_ucs1(line, head, label)
-    cdef Py_ssize_t end = len(line), t1, t2, t3, t4
-    t1 = PyUnicode_FindChar(line, 9, 0, end, -1)
-    if t1 < 0:
+    makes it: one new string, the pieces copied in (the last four tabs found from the end);
+    None when the line has fewer than four tabs."""
+    cdef Py_ssize_t end = PyUnicode_GET_LENGTH(line), nh = PyUnicode_GET_LENGTH(head)
+    cdef Py_ssize_t nl = PyUnicode_GET_LENGTH(label), t2 = -1, t4 = -1
+    cdef unsigned char* dst
+    if not _last_tabs(line, end, &t2, &t4):
         return None
-    t2 = PyUnicode_FindChar(line, 9, 0, t1, -1)
-    if t2 < 0:
-        return None
-    t3 = PyUnicode_FindChar(line, 9, 0, t2, -1)
-    if t3 < 0:
-        return None
-    t4 = PyUnicode_FindChar(line, 9, 0, t3, -1)
-    if t4 < 0:
-        return None
-    # one new string, the pieces copied in (no slices made on the way)
-    cdef Py_ssize_t nh = len(head), nl = len(label)
     cdef Py_UCS4 top = PyUnicode_MAX_CHAR_VALUE(line)
     if PyUnicode_MAX_CHAR_VALUE(label) > top:
         top = PyUnicode_MAX_CHAR_VALUE(label)
     if PyUnicode_MAX_CHAR_VALUE(head) > top:
         top = PyUnicode_MAX_CHAR_VALUE(head)
     out = PyUnicode_New(t4 + 1 + nh + 1 + nl + end - t2, top)
-    PyUnicode_CopyCharacters(out, 0, line, 0, t4 + 1)
-    PyUnicode_CopyCharacters(out, t4 + 1, head, 0, nh)
-    PyUnicode_CopyCharacters(out, t4 + 1 + nh, line, t4, 1)  # a tab
-    PyUnicode_CopyCharacters(out, t4 + 2 + nh, label, 0, nl)
-    PyUnicode_CopyCharacters(out, t4 + 2 + nh + nl, line, t2, end - t2)
+    if PyUnicode_KIND(out) == 1:  # then all three are too: the bytes copied by hand
+        dst = <unsigned char*>PyUnicode_DATA(out)
+        memcpy(dst, PyUnicode_DATA(line), t4 + 1)
+        memcpy(dst + t4 + 1, PyUnicode_DATA(head), nh)
+        dst[t4 + 1 + nh] = 9
+        memcpy(dst + t4 + 2 + nh, PyUnicode_DATA(label), nl)
+        memcpy(dst + t4 + 2 + nh + nl, <const unsigned char*>PyUnicode_DATA(line) + t2, end - t2)
+    else:
+        PyUnicode_CopyCharacters(out, 0, line, 0, t4 + 1)
+        PyUnicode_CopyCharacters(out, t4 + 1, head, 0, nh)
+        PyUnicode_CopyCharacters(out, t4 + 1 + nh, line, t4, 1)  # a tab
+        PyUnicode_CopyCharacters(out, t4 + 2 + nh, label, 0, nl)
+        PyUnicode_CopyCharacters(out, t4 + 2 + nh + nl, line, t2, end - t2)
     return out
 
 
