@@ -157,6 +157,15 @@ cdef inline int gc_slot(const GroupCache* gc, const St* s, const Feats* fx, int 
     return t if t >= 0 and tok_ok(s, t) else gc.slots - 1
 
 
+cdef inline int gc_first(const GroupCache* gc, const Model* m, int g, size_t slot) noexcept nogil:
+    """Where the templates of group g that a sum made again for the token in slot must read
+    begin (in m.gord): after the group's prefix when its sum is kept for that token, else
+    at the group's first."""
+    if gc.pre[g - 1] and gc.pok[<size_t>gc.pidx[g - 1] * gc.slots + slot]:
+        return m.gstart[g] + gc.pre[g - 1]
+    return m.gstart[g]
+
+
 cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* feats, float* out) noexcept nogil:
     """score() of state s, with the kept sums of the groups whose anchor token is unchanged
     (feats then holds the buckets of the templates computed, not of the others).  A group
@@ -180,18 +189,14 @@ cdef void gc_score(GroupCache* gc, const St* s, Feats* fx, const Model* m, int* 
         if gc.stamp[k] != gc.ver[k]:
             gc.gk[g - 1] = -1 - <long long>k
             extract_part(s, fx, g)
-            a0 = m.gstart[g]  # the templates to hash: all, or those after a kept prefix
-            if gc.pre[g - 1] and gc.pok[<size_t>gc.pidx[g - 1] * gc.slots + k % gc.slots]:
-                a0 += gc.pre[g - 1]
+            a0 = gc_first(gc, m, g, k % gc.slots)
             hash_templates(fx, m, m.gord + a0, m.gstart[g + 1] - a0, feats)
             gc.stamp[k] = gc.ver[k]
     if m.sp_ref != NULL:  # the rows of them all on their way before the first is added
         resolve_rows(m, feats, m.gord, 0, m.gstart[1], gc.ref)
         for g in range(1, m.ngrp + 1):
             if gc.gk[g - 1] < 0:
-                a0 = m.gstart[g]
-                if gc.pre[g - 1] and gc.pok[<size_t>gc.pidx[g - 1] * gc.slots + (-1 - gc.gk[g - 1]) % gc.slots]:
-                    a0 += gc.pre[g - 1]
+                a0 = gc_first(gc, m, g, (-1 - gc.gk[g - 1]) % gc.slots)
                 resolve_rows(m, feats, m.gord + a0, 0, m.gstart[g + 1] - a0, gc.ref + a0)
     memset(out, 0, sizeof(float) * m.C)
     if m.sp_ref != NULL:

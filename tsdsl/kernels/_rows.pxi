@@ -163,82 +163,55 @@ cdef extern from *:
             _mm256_maskstore_ps(out + c, m, acc);
         }
     }
-    /* The same with AVX-512 (F, BW, VL): the outputs in blocks of up to 8 x 16, each block's
-       sums held in 8 registers while all k rows are added (one widening load and one add
-       per 16 weights), instead of read and written per 8 outputs with a loop over the rows
-       in between.  Lanes past C are masked: no weight read past a row, no sum stored. */
-    #define TSDSL_ADD16_BLOCK(NV)                                                                    \
-        __attribute__((target("avx512f,avx512bw,avx512vl,f16c")))                                     \
-        static void tsdsl_add_rows16_z##NV(float* __restrict out, const unsigned short* const* rows, \
-                                           int k, int c0, __mmask16 last) {                          \
-            __m512 acc[NV];                                                                          \
-            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                             \
-                acc[v] = _mm512_maskz_loadu_ps(v == NV - 1 ? last : (__mmask16)0xffff, out + c0 + 16 * v); \
-            for (int j = 0; j < k; j++) {                                                            \
-                const unsigned short* r = rows[j] + c0;                                              \
-                _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                         \
-                    acc[v] = _mm512_add_ps(acc[v], _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(        \
-                        v == NV - 1 ? last : (__mmask16)0xffff, r + 16 * v)));                      \
-            }                                                                                        \
-            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                             \
-                _mm512_mask_storeu_ps(out + c0 + 16 * v, v == NV - 1 ? last : (__mmask16)0xffff, acc[v]); \
+    /* k dense rows added with AVX-512 (F, BW, VL): the outputs in blocks of up to 8 x 16,
+       each block's sums held in 8 registers while all k rows are added (one load, widened
+       for float16, and one add per 16 weights), instead of read and written per 8 outputs
+       with a loop over the rows in between.  Lanes past C are masked: no weight read past a
+       row, no sum stored.  TSDSL_ADD_BLOCK(NAME, T, LOAD, NV) makes NAME##NV, the block of
+       NV vectors for rows of T (LOAD: 16 of them as floats); the unrolled loops keep the
+       sums in registers.  TSDSL_ADD_ROWS makes the function over all of a row's blocks. */
+    #define TSDSL_LOAD16(p, m) _mm512_cvtph_ps(_mm256_maskz_loadu_epi16((m), (p)))
+    #define TSDSL_LOAD32(p, m) _mm512_maskz_loadu_ps((m), (p))
+    #define TSDSL_LANES(v, NV, last) ((v) == (NV) - 1 ? (last) : (__mmask16)0xffff)
+    #define TSDSL_ADD_BLOCK(NAME, T, LOAD, NV)                                                   \
+        __attribute__((target("avx512f,avx512bw,avx512vl,f16c")))                                 \
+        static void NAME##NV(float* __restrict out, const T* const* rows, int k, int c0,         \
+                             __mmask16 last) {                                                   \
+            __m512 acc[NV];                                                                      \
+            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                 \
+                acc[v] = _mm512_maskz_loadu_ps(TSDSL_LANES(v, NV, last), out + c0 + 16 * v);     \
+            for (int j = 0; j < k; j++) {                                                        \
+                const T* r = rows[j] + c0;                                                       \
+                _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                             \
+                    acc[v] = _mm512_add_ps(acc[v], LOAD(r + 16 * v, TSDSL_LANES(v, NV, last)));  \
+            }                                                                                    \
+            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                 \
+                _mm512_mask_storeu_ps(out + c0 + 16 * v, TSDSL_LANES(v, NV, last), acc[v]);      \
         }
-    TSDSL_ADD16_BLOCK(1) TSDSL_ADD16_BLOCK(2) TSDSL_ADD16_BLOCK(3) TSDSL_ADD16_BLOCK(4)
-    TSDSL_ADD16_BLOCK(5) TSDSL_ADD16_BLOCK(6) TSDSL_ADD16_BLOCK(7) TSDSL_ADD16_BLOCK(8)
-    __attribute__((target("avx512f,avx512bw,avx512vl,f16c")))
-    static void tsdsl_add_rows16_avx512(float* __restrict out, const unsigned short* const* rows, int k, int C) {
-        for (int c0 = 0; c0 < C; c0 += 128) {
-            int nb = C - c0 < 128 ? C - c0 : 128, nv = (nb + 15) / 16, r = nb - 16 * (nv - 1);
-            __mmask16 last = (__mmask16)(r == 16 ? 0xffff : (1u << r) - 1);
-            switch (nv) {
-            case 1: tsdsl_add_rows16_z1(out, rows, k, c0, last); break;
-            case 2: tsdsl_add_rows16_z2(out, rows, k, c0, last); break;
-            case 3: tsdsl_add_rows16_z3(out, rows, k, c0, last); break;
-            case 4: tsdsl_add_rows16_z4(out, rows, k, c0, last); break;
-            case 5: tsdsl_add_rows16_z5(out, rows, k, c0, last); break;
-            case 6: tsdsl_add_rows16_z6(out, rows, k, c0, last); break;
-            case 7: tsdsl_add_rows16_z7(out, rows, k, c0, last); break;
-            default: tsdsl_add_rows16_z8(out, rows, k, c0, last); break;
-            }
+    #define TSDSL_ADD_ROWS(FN, NAME, T, LOAD)                                                    \
+        TSDSL_ADD_BLOCK(NAME, T, LOAD, 1) TSDSL_ADD_BLOCK(NAME, T, LOAD, 2)                      \
+        TSDSL_ADD_BLOCK(NAME, T, LOAD, 3) TSDSL_ADD_BLOCK(NAME, T, LOAD, 4)                      \
+        TSDSL_ADD_BLOCK(NAME, T, LOAD, 5) TSDSL_ADD_BLOCK(NAME, T, LOAD, 6)                      \
+        TSDSL_ADD_BLOCK(NAME, T, LOAD, 7) TSDSL_ADD_BLOCK(NAME, T, LOAD, 8)                      \
+        __attribute__((target("avx512f,avx512bw,avx512vl,f16c")))                                 \
+        static void FN(float* __restrict out, const T* const* rows, int k, int C) {              \
+            for (int c0 = 0; c0 < C; c0 += 128) {                                                \
+                int nb = C - c0 < 128 ? C - c0 : 128, nv = (nb + 15) / 16, r = nb - 16 * (nv - 1); \
+                __mmask16 last = (__mmask16)(r == 16 ? 0xffff : (1u << r) - 1);                 \
+                switch (nv) {                                                                    \
+                case 1: NAME##1(out, rows, k, c0, last); break;                                  \
+                case 2: NAME##2(out, rows, k, c0, last); break;                                  \
+                case 3: NAME##3(out, rows, k, c0, last); break;                                  \
+                case 4: NAME##4(out, rows, k, c0, last); break;                                  \
+                case 5: NAME##5(out, rows, k, c0, last); break;                                  \
+                case 6: NAME##6(out, rows, k, c0, last); break;                                  \
+                case 7: NAME##7(out, rows, k, c0, last); break;                                  \
+                default: NAME##8(out, rows, k, c0, last); break;                                 \
+                }                                                                                \
+            }                                                                                    \
         }
-    }
-    /* The same for k float32 rows (the kept sums of scoring groups, added to a step's
-       scores one after another). */
-    #define TSDSL_ADD32_BLOCK(NV)                                                                    \
-        __attribute__((target("avx512f,avx512vl")))                                                  \
-        static void tsdsl_add_rows32_z##NV(float* __restrict out, const float* const* rows,          \
-                                           int k, int c0, __mmask16 last) {                          \
-            __m512 acc[NV];                                                                          \
-            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                             \
-                acc[v] = _mm512_maskz_loadu_ps(v == NV - 1 ? last : (__mmask16)0xffff, out + c0 + 16 * v); \
-            for (int j = 0; j < k; j++) {                                                            \
-                const float* r = rows[j] + c0;                                                       \
-                _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                         \
-                    acc[v] = _mm512_add_ps(acc[v], _mm512_maskz_loadu_ps(                           \
-                        v == NV - 1 ? last : (__mmask16)0xffff, r + 16 * v));                       \
-            }                                                                                        \
-            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++)                                                             \
-                _mm512_mask_storeu_ps(out + c0 + 16 * v, v == NV - 1 ? last : (__mmask16)0xffff, acc[v]); \
-        }
-    TSDSL_ADD32_BLOCK(1) TSDSL_ADD32_BLOCK(2) TSDSL_ADD32_BLOCK(3) TSDSL_ADD32_BLOCK(4)
-    TSDSL_ADD32_BLOCK(5) TSDSL_ADD32_BLOCK(6) TSDSL_ADD32_BLOCK(7) TSDSL_ADD32_BLOCK(8)
-    __attribute__((target("avx512f,avx512vl")))
-    static void tsdsl_add_rows32_avx512(float* __restrict out, const float* const* rows, int k, int C) {
-        for (int c0 = 0; c0 < C; c0 += 128) {
-            int nb = C - c0 < 128 ? C - c0 : 128, nv = (nb + 15) / 16, r = nb - 16 * (nv - 1);
-            __mmask16 last = (__mmask16)(r == 16 ? 0xffff : (1u << r) - 1);
-            switch (nv) {
-            case 1: tsdsl_add_rows32_z1(out, rows, k, c0, last); break;
-            case 2: tsdsl_add_rows32_z2(out, rows, k, c0, last); break;
-            case 3: tsdsl_add_rows32_z3(out, rows, k, c0, last); break;
-            case 4: tsdsl_add_rows32_z4(out, rows, k, c0, last); break;
-            case 5: tsdsl_add_rows32_z5(out, rows, k, c0, last); break;
-            case 6: tsdsl_add_rows32_z6(out, rows, k, c0, last); break;
-            case 7: tsdsl_add_rows32_z7(out, rows, k, c0, last); break;
-            default: tsdsl_add_rows32_z8(out, rows, k, c0, last); break;
-            }
-        }
-    }
+    TSDSL_ADD_ROWS(tsdsl_add_rows16_avx512, tsdsl_add_rows16_z, unsigned short, TSDSL_LOAD16)
+    TSDSL_ADD_ROWS(tsdsl_add_rows32_avx512, tsdsl_add_rows32_z, float, TSDSL_LOAD32)
     #endif
     static int tsdsl_avx512 = -1;  /* 1: the AVX-512 row adds; 0: AVX2 or by hand; -1: not decided yet */
     static int tsdsl_use_avx512(int wanted) {

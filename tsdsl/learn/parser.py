@@ -415,8 +415,10 @@ class Parser(_TagColumns):
         for s, h, l, r in zip(tagged, heads, labels, rewritten):
             if r is not None:
                 out.append(s._with_lines(r[0], r[1], l))
+            elif trusted and len(h) == s.n:
+                out.append(s._with_head_texts(list(map(str, h)), l))
             else:
-                out.append(s._with_head_texts(list(map(str, h)), l) if trusted and len(h) == s.n else s.with_heads(h, l))
+                out.append(s.with_heads(h, l))
         return out, stats
 
     def parse_columns(self, columns, *, beam: Optional[int] = None, log_nonmonotonic: bool = False):

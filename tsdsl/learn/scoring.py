@@ -3,16 +3,17 @@
 The kernel sums a state's scores group by group (``score`` in ``_model.pxi``): first the
 rows of the templates in no group, in template order, then each group's own sum (its rows
 from zero, those that read no arc first, each part in template order), group after group.
-A group is the set of templates whose every address starts at the same word, its *anchor*: a list position (``s0``, ``b0``,
-``λ1[1]`` ...) or the word ``CL`` or ``CR`` picks between ``s0`` and ``b0``, with the
-template's atoms all read from there (``s0.w + s0.h.p``, ``CL.w + CL.p``; not
-``s0.w + b0.w``).  Given the anchor's token, a group's sum depends only on the arcs at the
-tokens its addresses walk through, a few steps away; greedy parsing keeps it per token until
-an arc within reach changes (``_groups.pxi``).  That pays where a token comes back to an
-anchor often: Covington's parser moves its left focus word back over the same words for
-every buffer word, so the focus word's own templates (about a third of
-Fernández-González & Gómez-Rodríguez's) are summed once per word and arc change, not once
-per step; and the words ``CL`` and ``CR`` pick are mostly the same from one step to the next.
+A group is the set of templates whose every address starts at the same word, its
+*anchor*: a list position (``s0``, ``b0``, ``λ1[1]`` ...) or the word ``CL`` or ``CR``
+picks between ``s0`` and ``b0``, with the template's atoms all read from there
+(``s0.w + s0.h.p``, ``CL.w + CL.p``; not ``s0.w + b0.w``).  Given the anchor's token, a
+group's sum depends only on the arcs at the tokens its addresses walk through, a few steps
+away; greedy parsing keeps it per token until an arc within reach changes (``_groups.pxi``).
+That pays where a token comes back to an anchor often: Covington's parser moves its left
+focus word back over the same words for every buffer word, so the focus word's own templates
+(about a third of Fernández-González & Gómez-Rodríguez's) are summed once per word and arc
+change, not once per step; and the words ``CL`` and ``CR`` pick are mostly the same from one
+step to the next.
 
 Only groups of at least ``MIN_GROUP`` templates are kept apart; fewer templates are
 summed directly (a kept sum costs a vector add of its own).

@@ -14,6 +14,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import KernelBuildError
+
 _CACHE: dict[str, int] = {}
 
 
@@ -106,11 +108,10 @@ _COMPILED: list = []
 
 def compiled_helpers():
     """The compiled per-word helpers (``tsdsl/kernels/conllu_fast.pyx``: token table rows,
-    rewritten CoNLL-U lines), or None where they cannot be built (no C compiler): the
-    callers then do the same in Python."""
+    word columns, rewritten CoNLL-U lines), built once a process, or None where they cannot
+    be built (no C compiler): the callers then do the same in Python."""
     if not _COMPILED:
-        from ..errors import KernelBuildError
-        from ..kernels.fixed import fixed_module
+        from ..kernels.fixed import fixed_module  # (the kernels' layer, imported when first asked)
 
         try:
             _COMPILED.append(fixed_module("conllu_fast"))
