@@ -38,9 +38,9 @@ __all__ = ["GENERATOR_VERSION", "Generated", "KernelGen", "comment", "generate"]
 
 
 INCLUDES = ("_runtime.pxi", "_api.pxi", "_batch.pxi", "_learn.pxi", "_model.pxi", "_rows.pxi", "_groups.pxi",
-            "_few.pxi", "_detours.pxi", "_chains.pxi", "_sums.pxi", "_beam.pxi", "_greedy.pxi", "_instances.pxi",
-            "_search.pxi", "_searched.pxi", "_loss.pxi", "_multi.pxi", "_explore.pxi",
-            "_probe.pxi")
+            "_few.pxi", "_detours.pxi", "_chains.pxi", "_sums.pxi", "_beam.pxi", "_bind.pxi", "_greedy.pxi",
+            "_instances.pxi", "_inst_drivers.pxi", "_search.pxi", "_searched.pxi", "_loss.pxi", "_multi.pxi",
+            "_explore.pxi", "_probe.pxi")
 """Shared Cython, the same for every spec, that generated kernels ``include``."""
 
 
