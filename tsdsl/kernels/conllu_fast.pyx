@@ -27,7 +27,8 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_CopyCharacters(object to, Py_ssize_t to_start, object src, Py_ssize_t from_start,
                                         Py_ssize_t how_many) except -1
 from cpython.dict cimport PyDict_GetItem
-from cpython.ref cimport PyObject
+from cpython.ref cimport PyObject, Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport int64_t
 
 cdef list _NUMBERS = [str(i) for i in range(4096)]
@@ -133,36 +134,19 @@ def fill_hashes(int64_t[::1] row, list sentences, str column, dict known):
     """row[w]: ``known[v]`` for the value v of column ``column`` of each word w of the
     sentences (dicts of column -> values, one after another), as tsdsl.learn.tokens fills a
     token table's row; False (the row part-filled) when some value is not in ``known``."""
-    cdef Py_ssize_t w = 0, k, n
+    cdef Py_ssize_t w = 0
     cdef PyObject* found
-    cdef tuple tvals
     for s in sentences:
-        vals = s[column]
-        if type(vals) is tuple:
-            tvals = <tuple>vals
-            n = len(tvals)
-            if w + n > row.shape[0]:
+        for v in s[column]:  # (Cython indexes a list or tuple directly)
+            if w >= row.shape[0]:
                 return False
-            for k in range(n):
-                found = PyDict_GetItem(known, tvals[k])
-                if found == NULL:
-                    return False
-                row[w] = <int64_t><object>found
-                w += 1
-        else:
-            for v in vals:
-                if w >= row.shape[0]:
-                    return False
-                found = PyDict_GetItem(known, v)
-                if found == NULL:
-                    return False
-                row[w] = <int64_t><object>found
-                w += 1
+            found = PyDict_GetItem(known, v)
+            if found == NULL:
+                return False
+            row[w] = <int64_t><object>found
+            w += 1
     return w == row.shape[0]
 
-
-from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.ref cimport Py_INCREF
 
 _COLUMNS = ("form", "lemma", "upos", "xpos", "feats")
 
@@ -170,10 +154,11 @@ _COLUMNS = ("form", "lemma", "upos", "xpos", "feats")
 def word_columns(list sentences):
     """Per sentence, its word columns as ``tsdsl.learn.data.columns_of`` gives them (a dict
     of form, lemma, upos, xpos and feats, a tuple of values each), built word by word; None
-    for a sentence whose words are not all ten-field tuples (the caller asks columns_of)."""
+    for a sentence with a word whose fields are not a tuple of six or more (the caller asks
+    columns_of)."""
     cdef list out = []
     cdef Py_ssize_t n, k, c
-    cdef tuple f, col
+    cdef tuple f
     cdef list cols
     for s in sentences:
         words = s.words
