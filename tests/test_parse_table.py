@@ -89,15 +89,18 @@ def test_the_kernel_refuses_a_packed_pair_outside_the_outputs(kernels):
 
 
 def test_the_default_threshold_grows_with_the_outputs():
-    # one eighth of the outputs, within [DENSE_FROM, REF_DENSE - 1]: 16 for arc-eager's 146
-    # outputs, 54 for the 433 of easy-first K = 4, never past what a reference can count
-    assert [wt.dense_from_for(C) for C in (2, 110, 146, 289, 433, 2000)] == [16, 16, 18, 36, 54, 62]
-    counts = np.array([20, 40, 60], np.int64)
-    for C in (146, 433):  # three rows of 20, 40 and 60 weights over C outputs
+    # one 32nd of the outputs, within [DENSE_FROM, REF_DENSE - 1]: 3 for NM Covington's 110
+    # outputs, 4 for arc-eager's 146, 13 for the 433 of easy-first K = 4, never past what a
+    # reference can count
+    assert wt.DENSE_FROM == 3
+    assert [wt.dense_from_for(C) for C in (2, 110, 146, 289, 433, 2000)] == [3, 3, 4, 9, 13, 62]
+    counts = np.array([3, 5, 20], np.int64)
+    for C in (110, 146, 433):  # three rows of 3, 5 and 20 weights over C outputs
         index = np.concatenate([r * C + np.arange(k) for r, k in enumerate(counts)])
         stored = wt.store(wt.SparseWeights(index, np.ones(len(index), np.float32), C), "float16")
         table = wt.parse_table(stored, 4)
-        assert len(table.dense) == np.count_nonzero(counts >= wt.dense_from_for(C)) == (3 if C == 146 else 1)
+        assert len(table.dense) == np.count_nonzero(counts >= wt.dense_from_for(C)) == {110: 3, 146: 2, 433: 1}[C]
+        assert len(table.entries) == counts[counts < wt.dense_from_for(C)].sum()
 
 
 def test_parse_table_refuses_a_bad_threshold():
@@ -131,7 +134,8 @@ def random_weights(seed: int, C: int, density: float, full_rows: float, magnitud
     return random_stored_weights(seed, C, density, full_rows, magnitudes, hash_bits=HASH_BITS)
 
 
-def same_parses(kernel, features, outputs, stored, batch, *, dense_from: int = wt.DENSE_FROM, beam: int = 1):
+def same_parses(kernel, features, outputs, stored, batch, *, dense_from: int = 16, beam: int = 1):
+    # dense_from 16 (not the default rule): the random tables keep rows of both kinds
     dense = Engine(kernel, features, outputs, HASH_BITS, weights=wt.dense(stored, HASH_BITS))
     sparse = Engine(kernel, features, outputs, HASH_BITS, table=wt.parse_table(stored, HASH_BITS, dense_from))
     a, b = dense.parse(batch, beam=beam), sparse.parse(batch, beam=beam)

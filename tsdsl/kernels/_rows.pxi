@@ -374,10 +374,12 @@ cdef void resolve_rows(const Model* m, const int* feats, const int* idx, int fir
                 for c in range(0, C, 16):
                     TSDSL_PREFETCH(m.sp_dense + <size_t>(r & REF_OFFSET) * C + c)
         elif r:
-            if m.sp16 != NULL:
+            if m.sp16 != NULL:  # the first and last weight: a row's pairs can cross a line
                 TSDSL_PREFETCH(m.sp16 + (r & REF_OFFSET))
+                TSDSL_PREFETCH(m.sp16 + (r & REF_OFFSET) + (r >> REF_SHIFT) - 1)
             else:
                 TSDSL_PREFETCH(m.sp + (r & REF_OFFSET))
+                TSDSL_PREFETCH(m.sp + (r & REF_OFFSET) + (r >> REF_SHIFT) - 1)
 
 
 cdef void add_resolved(const Model* m, const unsigned int* ref, int n, float* out) noexcept nogil:

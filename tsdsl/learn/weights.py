@@ -145,17 +145,23 @@ def dense(stored: StoredWeights, hash_bits: int) -> np.ndarray:
 
 REF_COUNT_SHIFT = 26            # a bucket's reference: count << 26 | offset (see ParseTable)
 REF_DENSE = 63                  # the count that marks a dense row
-DENSE_FROM = 16                 # rows holding at least this many weights are kept dense (fewest)
+DENSE_FROM = 3                  # rows holding at least this many weights are kept dense (fewest)
 
 
 def dense_from_for(outputs: int) -> int:
     """The row density from which the parse table keeps a row dense, for ``outputs`` outputs:
-    one eighth of them, at least :data:`DENSE_FROM`, at most ``REF_DENSE - 1`` (a count that
-    fits a reference).  A float16 dense row costs ``2 * outputs`` bytes and ``outputs / 8``
-    vector adds, a sparse one 4 bytes and one scalar add per weight; measured on en_gum
-    models, 16 is best for 108 to 146 outputs and 48 to 62 for the 433 of easy-first with
-    K = 4, where 16 kept rows of 24 weights in 866 bytes (the table 22 MB instead of 11)."""
-    return min(REF_DENSE - 1, max(DENSE_FROM, outputs // 8))
+    one 32nd of them, at least :data:`DENSE_FROM`, at most ``REF_DENSE - 1`` (a count that
+    fits a reference).  A float16 dense row costs ``2 * outputs`` bytes and, added in a run
+    of dense rows, about three instructions per 16 outputs (AVX-512; six with AVX2); a
+    sparse one costs 4 bytes and about seven instructions per weight, and ends the run.
+    Measured on en_gum models (stop 33, kernel alone, same parses): from 16 down to 3 made
+    NM Covington 15% faster, non-projective easy-first 12% and Covington 10%, whose steps
+    read the same rows again and again, while arc-eager (whose rows are mostly read once a
+    sentence, so that memory, not arithmetic, sets the pace) lost 11% and easy-first with
+    K = 4 (outputs // 32 = 13) 2%.  The table grows: 24 MB to 94 MB for NM Covington's 110
+    outputs, 18 MB to 91 MB for arc-eager's 146, 31 MB to 46 MB for the 433 of K = 4."""
+    return min(REF_DENSE - 1, max(DENSE_FROM, outputs // 32))
+
 
 
 @dataclass
