@@ -156,10 +156,12 @@ def dense_from_for(outputs: int) -> int:
     sparse one costs 4 bytes and about seven instructions per weight, and ends the run.
     Measured on en_gum models (stop 33, kernel alone, same parses): from 16 down to 3 made
     NM Covington 15% faster, non-projective easy-first 12% and Covington 10%, whose steps
-    read the same rows again and again, while arc-eager (whose rows are mostly read once a
-    sentence, so that memory, not arithmetic, sets the pace) lost 11% and easy-first with
-    K = 4 (outputs // 32 = 13) 2%.  The table grows: 24 MB to 94 MB for NM Covington's 110
-    outputs, 18 MB to 91 MB for arc-eager's 146, 31 MB to 46 MB for the 433 of K = 4."""
+    read the same rows again and again, while in the same sweep arc-eager (whose rows are
+    mostly read once a sentence, so that memory, not arithmetic, sets its pace) lost 11% and
+    easy-first with K = 4 (outputs // 32 = 13) 2%, both far above 100 k words/s (level in
+    the side-by-side bench: docs/kernels.md, stop 33).  The table grows: 24 MB to 94 MB for
+    NM Covington's 110 outputs, 18 MB to 91 MB for arc-eager's 146, 31 MB to about 45 MB
+    for the 433 of K = 4."""
     return min(REF_DENSE - 1, max(DENSE_FROM, outputs // 32))
 
 
