@@ -165,7 +165,6 @@ def dense_from_for(outputs: int) -> int:
     return min(REF_DENSE - 1, max(DENSE_FROM, outputs // 32))
 
 
-
 @dataclass
 class ParseTable:
     """The weights as the kernel parses from them (``Learner.set_sparse``), a few tens of
