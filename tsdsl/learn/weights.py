@@ -170,12 +170,12 @@ class ParseTable:
     """The weights as the kernel parses from them (``Learner.set_sparse``), a few tens of
     megabytes where the dense ``[2**hash_bits, outputs]`` table takes hundreds.
 
-    Each bucket has one uint32 reference ``count << 26 | offset``: a row holding ``count <
-    DENSE_FROM`` weights keeps them as (output, weight) pairs ``entries[offset:offset +
-    count]`` (none: reference 0); a fuller row (``count == REF_DENSE``) is row ``offset``
-    of ``dense``, all outputs.  A rarely seen feature's row is a handful of weights, one
-    cache line instead of ``outputs`` floats; a frequent feature's row (most outputs
-    trained) is added as a vector, as the dense table would.
+    Each bucket has one uint32 reference ``count << 26 | offset``: a row holding fewer
+    weights than the threshold (:func:`dense_from_for`) keeps them as (output, weight) pairs
+    ``entries[offset:offset + count]`` (none: reference 0); a fuller row (``count ==
+    REF_DENSE``) is row ``offset`` of ``dense``, all outputs.  A rarely seen feature's row is
+    a couple of weights, a few bytes instead of ``outputs`` half floats; a row of more is
+    added as a vector, in a run of such rows.
 
     When every weight is a float16 value (float16 weights, scale 1) both parts stay
     float16: the dense rows, and each pair is one uint32 ``output | float16 bits << 16``
