@@ -69,13 +69,13 @@ SYSTEMS = {
                                      "non-projective easy-first D=2, static oracle by search"),
     "easy-first-nonproj-d2": ("systems/easy-first-nonproj.ts", {"D": 2}, {},
                               "non-projective easy-first D=2 (Bohnet et al. 2016), as easy-first, with "
-                              "easy-first-2010-nonproj.yaml (the default for D > 1)"),
+                              "easy-first-nonproj.yaml (the default for D > 1)"),
     "easy-first-nonproj-d3": ("systems/easy-first-nonproj.ts", {"D": 3}, {},
                               "non-projective easy-first D=3 (Bohnet et al. 2016), as easy-first, with "
-                              "easy-first-2010-nonproj.yaml (the default for D > 1)"),
+                              "easy-first-nonproj.yaml (the default for D > 1)"),
     "easy-first-nonproj-d4": ("systems/easy-first-nonproj.ts", {"D": 4}, {},
                               "non-projective easy-first D=4 (Bohnet et al. 2016), as easy-first, with "
-                              "easy-first-2010-nonproj.yaml (the default for D > 1)"),
+                              "easy-first-nonproj.yaml (the default for D > 1)"),
     "covington": ("systems/covington.ts", {}, {}, "Covington non-projective (monotonic)"),
     "covington-nm": ("systems/covington-nm.ts", {}, {},
                      "non-monotonic Covington (Fernández-González & Gómez-Rodríguez 2017), loss U + nc (`upper`, "

@@ -91,7 +91,7 @@ def test_default_set_loads_for_every_system(path):
     ("covington-nm.ts", "covington-2017.yaml"),
     ("covington.ts", "covington-2017.yaml"),
     ("easy-first.ts", "easy-first-2010.yaml"),          # capacity inf: templates per family instance
-    ("easy-first-nonproj.ts", "easy-first-2010-nonproj.yaml"),   # D = 2: told whether the pair is adjacent
+    ("easy-first-nonproj.ts", "easy-first-nonproj.yaml"),   # D = 2: told whether the pair is adjacent
 ])
 def test_default_features_picks_the_family(spec, expected):
     path = default_features(load_system(REPO / "systems" / spec))
@@ -99,20 +99,36 @@ def test_default_features_picks_the_family(spec, expected):
 
 
 def test_non_projective_easy_first_templates_are_easy_firsts_told_adjacency():
-    # D > 1 (and D = inf) gets the easy-first templates each joined with dist(O[i-1],O[j]),
+    # easy-first-2010-nonproj: the easy-first templates each joined with dist(O[i-1],O[j]),
     # 0 exactly for an adjacent pair; D = 1 is easy-first's own file
     spec = REPO / "systems" / "easy-first-nonproj.ts"
     assert default_features(load_system(spec, {"D": 1})).name == "easy-first-2010.yaml"
-    assert default_features(load_system(spec, {"D": float("inf")})).name == "easy-first-2010-nonproj.yaml"
     plain = [t for ts in _groups(default_features(load_system(REPO / "systems" / "easy-first.ts"))).values() for t in ts]
-    nonproj = [t for ts in _groups(default_features(load_system(spec))).values() for t in ts]
+    told = default_features(load_system(spec)).with_name("easy-first-2010-nonproj.yaml")
+    nonproj = [t for ts in _groups(told).values() for t in ts]
     gap = "dist(O[i-1],O[j])"
     assert gap in nonproj
     for t in plain:
         atoms = t.count(" + ") + 1
         assert (f"{t} + {gap}" in nonproj) if atoms < 4 else (t in nonproj), t
-    fs = load_features(default_features(load_system(spec)), load_system(spec))
+    assert load_features(told, load_system(spec)).instance_local
+
+
+def test_non_projective_easy_first_default_drops_the_second_word_out():
+    # D > 1 (and D = inf) gets easy-first-2010-nonproj without exactly the templates that read
+    # O[i+2] or O[j-2]: a narrower window of pending words, so fewer instances to score again
+    spec = REPO / "systems" / "easy-first-nonproj.ts"
+    for d in (2, 3, float("inf")):
+        assert default_features(load_system(spec, {"D": d})).name == "easy-first-nonproj.yaml"
+    path = default_features(load_system(spec))
+    told = [t for ts in _groups(path.with_name("easy-first-2010-nonproj.yaml")).values() for t in ts]
+    narrow = [t for ts in _groups(path).values() for t in ts]
+    assert narrow == [t for t in told if "O[i+2]" not in t and "O[j-2]" not in t]
+    assert len(narrow) == 46 and len(told) == 50
+    fs = load_features(path, load_system(spec))
     assert fs.instance_local       # O[i-1] is an instance base: the score cache stays exact
+    assert sorted(tuple(int(x) for x in r[:3]) for r in fs.instance_bases) == [
+        (3, 0, -1), (3, 0, 0), (3, 0, 1), (4, 0, -1), (4, 0, 0)]   # O[i-1], O[i], O[i+1], O[j-1], O[j]
 
 
 def _groups(path: Path) -> dict[str, list[str]]:

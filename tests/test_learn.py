@@ -652,7 +652,7 @@ def test_refuses_missing_model_json(model_copy):
 
 
 def test_unbounded_systems_train_with_instance_features(trained):
-    for name, features in (("easy-first", "easy-first-2010"), ("easy-first-nonproj-d3", "easy-first-2010-nonproj")):
+    for name, features in (("easy-first", "easy-first-2010"), ("easy-first-nonproj-d3", "easy-first-nonproj")):
         doc = meta(trained(name))
         assert doc["features"] == features
         # the spec's exact oracle: Goldberg & Elhadad's training towards any arc that keeps the tree

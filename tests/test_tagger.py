@@ -121,6 +121,30 @@ def test_a_partly_tagged_sentence_gets_its_gaps_filled_and_keeps_the_rest(tagger
     assert predicted["lemma"] == [True] * 4 and "_" not in out["lemma"]
 
 
+def test_only_the_sentences_with_a_gap_are_tagged(tagger, monkeypatch):
+    """A tagged file with a gap in a few sentences (all FEATS ``_``, a word without UPOS)
+    costs the tagger those sentences: the others never reach a column's classifier, and the
+    gaps get what filling each sentence alone gives."""
+    words = [["the", "dog", "sleeps", "."], ["a", "red", "cat", "runs", "."], ["she", "sees", "Zork", "."]]
+    full = [tagger.fill([{"form": w}])[0][0] for w in words]
+    given = [{c: list(f[c]) for c in ("form",) + TAGS} for f in full]
+    given[1] = dict(given[1], feats=["_"] * 5)                      # FEATS empty in the whole sentence
+    given[2] = dict(given[2], upos=["PRON", "_", "PROPN", "PUNCT"])  # one word without UPOS
+    seen = []
+    predict = type(tagger.columns["upos"]).predict
+
+    def spy(self, layout, *args, **kw):
+        seen.append((self.name, len(layout.offsets) - 1))
+        return predict(self, layout, *args, **kw)
+
+    monkeypatch.setattr(type(tagger.columns["upos"]), "predict", spy)
+    out, predicted = tagger.fill(given)
+    assert seen and all(n == 2 for _, n in seen)                     # sentences 1 and 2, never 0
+    assert out[0] == given[0] and predicted[0] == {}
+    assert [tagger.fill([g])[0][0] for g in given[1:]] == out[1:]
+    assert predicted[1] == {"feats": [True] * 5} and predicted[2]["upos"] == [False, True, False, False]
+
+
 @given(st.lists(st.lists(st.sampled_from(["the", "dog", "sees", "a", "red", "cat", ".", "she", "runs", "Zork"]),
                          min_size=1, max_size=8), min_size=1, max_size=5))
 def test_a_sentence_is_tagged_the_same_alone_or_in_a_batch(tagger, batch):

@@ -14,8 +14,9 @@ def default_features(system: ir.System) -> Path:
 
     Capacity-inf systems (easy-first) get ``easy-first-2010.yaml``, whose templates address
     each action family instance's tokens, or with a distance D > 1 (non-projective
-    easy-first) ``easy-first-2010-nonproj.yaml``, the same templates each told whether the
-    pair is adjacent; control-parameter systems get ``control-parameters.yaml``; list-based Covington
+    easy-first) ``easy-first-nonproj.yaml``, the same templates each told whether the pair
+    is adjacent, less those that read the second pending word out from the pair;
+    control-parameter systems get ``control-parameters.yaml``; list-based Covington
     systems (two stack-like lists and a buffer) get ``covington-2017.yaml``; systems that
     build labeled arcs between two words of one stack-like list (arc-standard, SWAP) get
     ``stack-arcs.yaml``; every other system gets ``zhang-nivre-2011.yaml``.  A control-parameter
@@ -25,7 +26,7 @@ def default_features(system: ir.System) -> Path:
     ends = [d.open_end for d in system.lists]
     if system.unbounded:
         d = dict(system.settings).get("distance", 1)   # None: D = inf
-        name = "easy-first-2010-nonproj.yaml" if d is None or d > 1 else "easy-first-2010.yaml"
+        name = "easy-first-nonproj.yaml" if d is None or d > 1 else "easy-first-2010.yaml"
     elif system.style == "control-parameters":
         name = "control-parameters-b0.yaml" if _buffer_front_in_o(system) else "control-parameters.yaml"
     elif ends.count("R") >= 2 and "L" in ends:

@@ -83,12 +83,19 @@ def missing_words(cols: dict, name: str) -> list[bool]:
     (no XPOS in the treebank, "no features", a word without a lemma), so there ``_`` counts as
     missing only when the column is empty in the whole sentence, or the word's UPOS is ``_``
     too: a word without UPOS was not tagged, and its other ``_`` say nothing."""
-    values = column_values(cols, name)
+    values = cols.get(name)
+    if values is None:
+        return [True] * len(cols["form"])
+    if EMPTY not in values:  # the common case, a tagged column: found in C, no per-word Python
+        return [False] * len(values)
     if is_empty(values):
         return [True] * len(values)
     if name == "upos":
         return [v == EMPTY for v in values]
-    return [v == EMPTY and u == EMPTY for v, u in zip(values, column_values(cols, "upos"))]
+    upos = cols.get("upos")
+    if upos is None:
+        upos = [EMPTY] * len(cols["form"])
+    return [v == EMPTY and u == EMPTY for v, u in zip(values, upos)]
 
 
 def columns_present(sentences: Sequence[dict]) -> tuple[str, ...]:
@@ -239,13 +246,26 @@ class Tagger:
         out = [{c: column_values(s, c) for c in ("form",) + TAG_COLUMNS} for s in sentences]
         masks = [{c: [True] * len(s["form"]) if retag else missing_words(s, c) for c in self.columns} for s in out]
         predicted = [{c: m for c, m in ms.items() if any(m)} for ms in masks]
-        if not any(predicted):
-            return out, predicted
+        need = [k for k, p in enumerate(predicted) if p]
+        if need:  # only the sentences with a value to predict: a tagger reads one sentence at a time
+            read_upos = "upos" in self.columns or not is_empty(_flat(out, "upos"))
+            self._predict_into([out[k] for k in need], [predicted[k] for k in need], read_upos)
+        return out, predicted
+
+    def _predict_into(self, out: list[dict], predicted: list[dict], read_upos: bool) -> None:
+        """Set the values ``predicted`` marks (per sentence, column -> per word) in the column
+        dicts ``out``, predicting each such column for those sentences (see :meth:`fill`).
+        Only the sentences that need a value are tagged: a file whose tags are given except
+        in a few sentences (a sentence whose FEATS are all ``_``, say) costs the tagger those
+        sentences, not the whole file (en_gum test: 21 of 1,464 sentences, whose FEATS are all
+        ``_``; tagging every sentence for them took 2.8 of the 12.3 µs a word of parsing with
+        non-projective easy-first).  ``read_upos``: whether the later columns read
+        the UPOS column (the tagger predicts it, or the whole input gives some)."""
         words = [nfc_words(s["form"]) for s in out]  # read as trained on (NFC); the output keeps them as given
         layout = Layout(words)
         forms = [f for ws in words for f in ws]
         cache: dict[bool, np.ndarray] = {}
-        upos = _flat(out, "upos") if "upos" in self.columns or not is_empty(_flat(out, "upos")) else None
+        upos = _flat(out, "upos") if read_upos else None
         for name in TAG_COLUMNS:
             if name not in self.columns or not any(name in p for p in predicted):
                 continue
@@ -264,7 +284,6 @@ class Tagger:
             if name == "upos":
                 upos = _flat(out, "upos")
                 cache.pop(True, None)
-        return out, predicted
 
     # ---- storage -----------------------------------------------------------------------
     def save(self, directory: Path) -> None:
