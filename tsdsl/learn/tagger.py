@@ -86,15 +86,20 @@ def missing_words(cols: dict, name: str) -> list[bool]:
     values = cols.get(name)
     if values is None:
         return [True] * len(cols["form"])
-    if EMPTY not in values:  # the common case, a tagged column: found in C, no per-word Python
+    if not isinstance(values, (list, tuple)):
+        values = list(values)
+    empty = values.count(EMPTY)  # counted in C: most columns are tagged, and no word needs Python
+    if empty == 0:
         return [False] * len(values)
-    if is_empty(values):
+    if empty == len(values):
         return [True] * len(values)
     if name == "upos":
         return [v == EMPTY for v in values]
     upos = cols.get("upos")
     if upos is None:
         upos = [EMPTY] * len(cols["form"])
+    elif EMPTY not in upos:  # every word has its UPOS: each _ here is a value (FEATS of punctuation)
+        return [False] * len(values)
     return [v == EMPTY and u == EMPTY for v, u in zip(values, upos)]
 
 
