@@ -101,6 +101,7 @@ def test_writing_into_docs_is_opt_in(name, monkeypatch):
     ("derived_oracle", ["--treebank", "no-such-treebank"]),
     ("verify_speed", ["--only", "coverage", "--data", "/no/such/dir"]),
     ("udpipe_peer", ["--treebanks", "no-such-treebank"]),
+    ("kernel_ab", ["/no/such/model"]),
 ])
 def test_a_named_data_path_that_does_not_exist_exits_2(name, argv, monkeypatch, capsys):
     """The scripts exited 0 having measured nothing when --data named no file: only the default
