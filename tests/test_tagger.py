@@ -635,3 +635,21 @@ def test_a_dev_file_with_unknown_upos_values_is_warned_of(toy, tmp_path):
     code, _, err = cli("train", SYSTEMS / "arc-eager.ts", "--train", toy / "train.conllu", "--dev", toy / "dev.conllu",
                        "--out", tmp_path / "n", *FAST, "--no-tagger")
     assert code == 0 and "dev words have a UPOS value" not in err, err
+
+
+@given(st.lists(st.tuples(st.sampled_from(["NOUN", "_", "PUNCT"]), st.sampled_from(["Sg", "_"]),
+                          st.sampled_from(["nn", "_"]), st.sampled_from(["dog", "_"])), max_size=5),
+       st.sets(st.sampled_from(["upos", "xpos", "feats", "lemma"])), st.booleans())
+def test_the_columns_to_predict_are_missing_words_per_column(words, absent, tuples):
+    """_to_predict's shortcut for a sentence whose every word has its UPOS decides as
+    missing_words does, column by column (absent columns, ``_`` throughout, some ``_``)."""
+    from tsdsl.learn.tagger import _to_predict, missing_words
+    seq = tuple if tuples else list
+    cols = {"form": seq("w" * (k + 1) for k in range(len(words)))}
+    for k, name in enumerate(("upos", "feats", "xpos", "lemma")):
+        if name not in absent:
+            cols[name] = seq(w[k] for w in words)
+    names = ("upos", "xpos", "feats", "lemma")
+    masks = {c: missing_words(cols, c) for c in names}
+    assert _to_predict(cols, names, False) == {c: m for c, m in masks.items() if True in m}
+    assert _to_predict(cols, names, True) == {c: [True] * len(words) for c in names}

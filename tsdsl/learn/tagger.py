@@ -103,6 +103,33 @@ def missing_words(cols: dict, name: str) -> list[bool]:
     return [v == EMPTY and u == EMPTY for v, u in zip(values, upos)]
 
 
+def _to_predict(cols: dict, names, retag: bool) -> dict[str, list[bool]]:
+    """Per tag column of ``names`` with a value to predict in the sentence ``cols``, the
+    per-word mask (every word with ``retag``, else :func:`missing_words`).  A sentence whose
+    every word has its UPOS (most of a tagged file) is decided a column at a time: only a
+    column that is ``_`` throughout is then missing, all of it."""
+    n = len(cols["form"])
+    if retag:
+        return {c: [True] * n for c in names}
+    upos = cols.get("upos")
+    if n and isinstance(upos, (list, tuple)) and upos.count(EMPTY) == 0:
+        out = {}
+        for c in names:
+            v = cols.get(c)
+            if c == "upos":
+                continue
+            if v is None:
+                out[c] = [True] * n
+            elif isinstance(v, (list, tuple)):
+                if v and v.count(EMPTY) == len(v):
+                    out[c] = [True] * len(v)
+            elif True in (m := missing_words(cols, c)):
+                out[c] = m
+        return out
+    masks = {c: missing_words(cols, c) for c in names}
+    return {c: m for c, m in masks.items() if True in m}
+
+
 def columns_present(sentences: Sequence[dict]) -> tuple[str, ...]:
     """The tag columns that hold a value other than ``_`` somewhere in ``sentences``."""
     return tuple(c for c in TAG_COLUMNS
@@ -253,8 +280,7 @@ class Tagger:
         names = ("form",) + TAG_COLUMNS
         out, predicted = [], []
         for s in sentences:
-            masks = {c: [True] * len(s["form"]) if retag else missing_words(s, c) for c in self.columns}
-            p = {c: m for c, m in masks.items() if True in m}
+            p = _to_predict(s, self.columns, retag)
             predicted.append(p)
             # a sentence with nothing to predict keeps its columns as given (never changed in
             # place): copying every column of a tagged file cost a parse 0.12 µs a word
