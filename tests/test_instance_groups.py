@@ -83,7 +83,7 @@ def test_the_group_of_non_projective_easy_first(engines):
     # the pair's own tokens and the one between (through dist(O[i-1],O[j])), arcs at O[i] and O[j] included
     assert {"O[i].w+O[j].w+dist(O[i-1],O[j])", "O[i].lc1.p+O[i].p+O[j].p+dist(O[i-1],O[j])",
             "O[j].sr+O[j].p+dist(O[i-1],O[j])", "O[i].w+O[i].p+O[j].w+O[j].p", "dist(O[i-1],O[j])"} <= group
-    assert {"O[i+2].p+dist(O[i-1],O[j])", "O[j-1].w+dist(O[i-1],O[j])", "O[i+1].lc1.p+O[i+1].rc1.p+O[i+1].p+"
+    assert {"O[i+1].p+dist(O[i-1],O[j])", "O[j-1].w+dist(O[i-1],O[j])", "O[i+1].lc1.p+O[i+1].rc1.p+O[i+1].p+"
             "dist(O[i-1],O[j])"} <= direct
     rows = {tuple(int(x) for x in r[:3]): k for k, r in enumerate(engine.features.instance_bases)}
     i_, i_minus, j_ = rows[(3, 0, 0)], rows[(3, 0, -1)], rows[(4, 0, 0)]
