@@ -115,9 +115,9 @@ def _to_predict(cols: dict, names, retag: bool) -> dict[str, list[bool]]:
     if n and isinstance(upos, (list, tuple)) and upos.count(EMPTY) == 0:
         out = {}
         for c in names:
-            v = cols.get(c)
             if c == "upos":
                 continue
+            v = cols.get(c)
             if v is None:
                 out[c] = [True] * n
             elif isinstance(v, (list, tuple)):
@@ -284,8 +284,7 @@ class Tagger:
             predicted.append(p)
             # a sentence with nothing to predict keeps its columns as given (never changed in
             # place): copying every column of a tagged file cost a parse 0.12 µs a word
-            out.append({c: column_values(s, c) for c in names} if p else
-                       {c: v if v is not None else column_values(s, c) for c in names for v in (s.get(c),)})
+            out.append({c: column_values(s, c) if p or s.get(c) is None else s[c] for c in names})
         need = [k for k, p in enumerate(predicted) if p]
         if need:  # only the sentences with a value to predict: a tagger reads one sentence at a time
             read_upos = "upos" in self.columns or not is_empty(_flat(out, "upos"))
