@@ -399,11 +399,12 @@ class Parser(_TagColumns):
             return self._parse_sentences(sentences, beam=beam, log_nonmonotonic=log_nonmonotonic, retag=retag)
 
     def _parse_sentences(self, sentences, *, beam, log_nonmonotonic, retag):
-        columns, predicted = self.complete_tags(columns_of_all(sentences), retag=retag,
-                                                where=[(s.file, s.line) for s in sentences])
+        where = [(s.file, s.line) for s in sentences]
+        columns, predicted = self.complete_tags(columns_of_all(sentences), retag=retag, where=where)
+        # read while the words' objects are still in the caches: the search's tables push them out
+        missing, unknown = self.missing_columns(columns), unknown_upos(columns, predicted, self.known_upos, where)
         heads, labels, stats = self.parse_columns(columns, beam=beam, log_nonmonotonic=log_nonmonotonic)
-        stats.missing_columns = self.missing_columns(columns)
-        stats.unknown_upos = unknown_upos(columns, predicted, self.known_upos, [(s.file, s.line) for s in sentences])
+        stats.missing_columns, stats.unknown_upos = missing, unknown
         count_tagged(stats, predicted)
         # every head is an int in 0..n (a tree); the labels are checked once per distinct label,
         # so the lines are rewritten without with_heads's per-sentence checks (same text)
