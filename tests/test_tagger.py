@@ -24,7 +24,8 @@ from tsdsl.learn.data import columns_of
 from tsdsl.learn.lemmas import apply_script, lemma_script
 from tsdsl.learn.model import ModelError
 from tsdsl.learn.tagfeatures import shape
-from tsdsl.learn.tagger import MIXED_SHARE, Tagger, TaggerError, jackknife, mix_tags, train_tagger
+from tsdsl.learn.tagger import (MIXED_SHARE, Tagger, TaggerError, _to_predict, jackknife, missing_words, mix_tags,
+                                train_tagger)
 from tsdsl.treebank.conllu import parse_conllu, read_conllu
 from tsdsl.treebank.evaluate import evaluate
 from tsdsl.learn.train import TrainOptions
@@ -643,7 +644,6 @@ def test_a_dev_file_with_unknown_upos_values_is_warned_of(toy, tmp_path):
 def test_the_columns_to_predict_are_missing_words_per_column(words, absent, tuples):
     """_to_predict's shortcut for a sentence whose every word has its UPOS decides as
     missing_words does, column by column (absent columns, ``_`` throughout, some ``_``)."""
-    from tsdsl.learn.tagger import _to_predict, missing_words
     seq = tuple if tuples else list
     cols = {"form": seq("w" * (k + 1) for k in range(len(words)))}
     for k, name in enumerate(("upos", "feats", "xpos", "lemma")):
