@@ -69,6 +69,43 @@ def test_sentences_and_fields():
     assert s.words[4].misc == "SpaceAfter=No" and s.words[0].deps == "0:root"
 
 
+
+def test_equal_values_of_a_file_are_one_string():
+    """A file's equal column values are one string object (a parse reads each word's columns
+    several times; shared values stay in the caches), in one sentence and across them."""
+    sents = parse_conllu(SAMPLE + SAMPLE)
+    words = [w for s in sents for w in s.words]
+    assert words[0].upos is words[8].upos == "VERB"
+    for a in words:
+        for b in words:
+            for x, y in zip(a.fields, b.fields):
+                assert (x == y) == (x is y)
+    assert words[3].form is words[3].lemma == "el"  # across columns too
+
+
+def test_reading_pauses_the_cycle_collector_and_restores_it(monkeypatch):
+    """Reading makes many objects and no cycles: the collector is off while the blocks are
+    read (a third of reading a large treebank otherwise), and as it was afterwards."""
+    import gc
+
+    import tsdsl.treebank.conllu as conllu
+
+    seen = []
+    block = conllu._parse_block
+    monkeypatch.setattr(conllu, "_parse_block", lambda *a: seen.append(gc.isenabled()) or block(*a))
+    assert gc.isenabled()
+    parse_conllu(SAMPLE)
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        parse_conllu(SAMPLE)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ConlluError):
+        parse_conllu("1\ta\n")
+    assert gc.isenabled()
+
 def test_round_trip_byte_identical(tmp_path):
     src = write_bytes(tmp_path, SAMPLE.encode("utf-8"))
     sents = read_conllu(src)

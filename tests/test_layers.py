@@ -1,7 +1,7 @@
 """The package's layers: every import runs down (or stays within its own part), and no
 module imports itself back through a circle.  Lazy imports inside functions count too.
 
-    0  _version, errors                      leaves
+    0  _version, errors, gcpause             leaves
     1  files                                  writing outputs whole (its refusals are usage errors)
     2  ir, treebank                           the IR; trees and CoNLL-U, knowing no system
     3  lang, runner                           spec text -> IR; the API interpreter and kernels share
@@ -18,7 +18,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "tsdsl"
 
 LAYERS = {
-    "tsdsl._version": 0, "tsdsl.errors": 0,
+    "tsdsl._version": 0, "tsdsl.errors": 0, "tsdsl.gcpause": 0,
     "tsdsl.files": 1,
     "tsdsl.ir": 2, "tsdsl.treebank": 2,
     "tsdsl.lang": 3, "tsdsl.runner": 3,

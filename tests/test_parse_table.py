@@ -304,7 +304,7 @@ def test_parsing_pauses_the_cycle_collector_and_restores_it(toy_model):
     also when it fails."""
     import gc
 
-    from tsdsl.learn.parser import cyclic_gc_paused
+    from tsdsl.gcpause import cyclic_gc_paused
 
     parser = load_parser(toy_model)
     sentences = read_conllu(TOY_DEV)[:3]

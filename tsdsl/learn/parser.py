@@ -17,10 +17,8 @@ training file did not have (model meta ``ignored_columns``) are read as empty.
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections import Counter
-from contextlib import contextmanager
 import time
 import warnings
 from itertools import chain
@@ -34,6 +32,7 @@ from ..treebank.conllu import Sentence, writable_label
 from ..treebank.enhanced import (Graph, basic_label, empty_node_count, empty_node_line, expanded_deps, valid_graph,
                                  with_graph)
 from ..errors import UsageError
+from ..gcpause import cyclic_gc_paused
 from ..kernels import compile_system
 from ..kernels.graphs import parse_graphs
 from ..treebank.projectivize import LIFT_MARK, deprojectivize
@@ -338,21 +337,6 @@ class _TagColumns:
         can = set(self.tagger.columns) if self.tagger is not None else set()
         return [c for c in self.reads if c not in can and columns
                 and all(is_empty(column_values(x, c)) for x in columns)]
-
-
-@contextmanager
-def cyclic_gc_paused():
-    """Python's cycle collector off for the block (as it was before, after it). Parsing a batch
-    makes a few objects per word (column lists, rewritten lines), none of them in a cycle, and
-    the collector would walk every live object again and again as they pile up: about 4% of a
-    greedy parse of en_gum test (arc-eager, measured in alternating runs)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class Parser(_TagColumns):
