@@ -260,3 +260,78 @@ def test_kept_sums_are_exact_on_random_sentences(engines, sentences):
         engine = engines[name]
         batch = make_batch(columns_of_tagged(sentences), engine.features.token_attrs)
         assert checked_parse(engine, batch)[0] == 0
+
+
+# ---- suffix programs: buffer positions read from the buffer's first word ----------------
+
+def _plain_engine(monkeypatch, spec: str, tmp: Path) -> Engine:
+    """``random_engine`` without :func:`program_for` (the program as the feature file wrote it)."""
+    import tsdsl.learn.engine as engine_module
+
+    monkeypatch.setattr(engine_module, "program_for", lambda features, system: features)
+    try:
+        return random_engine(spec, None, tmp)
+    finally:
+        monkeypatch.undo()
+
+
+@pytest.mark.parametrize("spec", ["covington-nm.ts", "arc-eager.ts", "arc-hybrid.ts"])
+def test_the_suffix_program_reads_the_same_tokens(spec, tmp_path, monkeypatch):
+    """Along random legal action sequences, every address of the kernel's program (``b1``
+    read as ``b0.next``) holds the token the feature file's address holds; and the program
+    did rewrite some (a wrong step, such as ``prev``, fails here)."""
+    from hypothesis import strategies as st
+
+    from tsdsl.interp import Interpreter
+
+    ours, plain = random_engine(spec, None, tmp_path), _plain_engine(monkeypatch, spec, tmp_path)
+    assert not np.array_equal(ours.program.addresses, plain.program.addresses)
+    interp = Interpreter(load_system(SYSTEMS / spec))
+    kernel = ours.kernel
+    names = list(kernel.action_names)
+    sentences = [s for s in read_conllu(TOY_DEV)]
+    batch = toy_batch(ours)
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.data())
+    def check(data):
+        si = data.draw(st.integers(0, len(sentences) - 1))
+        c = interp.initial(sentences[si].n)
+        actions = []
+        for _ in range(data.draw(st.integers(0, 4 * sentences[si].n + 4))):
+            legal = sorted(a for a in interp.legal(c) if a in names)
+            if interp.is_terminal(c) or not legal:
+                break
+            a = data.draw(st.sampled_from(legal))
+            interp.apply(c, a)
+            actions.append(names.index(a))
+        got = [np.zeros((len(actions) + 1, len(e.program.addresses)), dtype=np.int32) for e in (ours, plain)]
+        for e, out in zip((ours, plain), got):
+            kernel.module.address_tokens(e.learner, batch.offsets, batch.tokens, si, np.asarray(actions, np.int32),
+                                         np.full(len(actions), -1, np.int32), out)
+        assert np.array_equal(got[0], got[1])
+
+    check()
+
+
+def test_the_buffer_words_join_the_group_of_its_first(tmp_path, monkeypatch):
+    """NM Covington: with its buffer read from ``b0``, the templates of ``b1`` and ``b2`` and
+    ``b0.p + b1.p`` are in ``b0``'s group (kept for a whole scan over λ1), the kept sums are
+    the scores from scratch, and the trees are those of the program as written."""
+    ours, plain = random_engine("covington-nm.ts", None, tmp_path), _plain_engine(monkeypatch, "covington-nm.ts", tmp_path)
+    names = ours.features.template_names
+
+    def group_of(engine, template):
+        g = engine.groups
+        k = int(np.flatnonzero(g.order == names.index(template))[0])
+        at = int(np.searchsorted(g.starts, k, side="right")) - 1
+        return None if at == 0 else tuple(g.anchors[at - 1])
+
+    b0 = group_of(ours, "b0.w")
+    assert b0 is not None and all(group_of(ours, t) == b0 for t in ("b1.w", "b2.w+b2.p", "b0.p+b1.p", "b0.p+b1.p+b2.p"))
+    assert group_of(plain, "b0.p+b1.p") is None and group_of(plain, "b1.w") != group_of(plain, "b0.w")
+    assert ours.groups.count == plain.groups.count - 2
+    batch = toy_batch(ours)
+    assert checked_parse(ours, batch)[0] == 0
+    a, b = ours.parse(batch, beam=1), plain.parse(batch, beam=1)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])

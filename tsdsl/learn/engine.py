@@ -13,7 +13,7 @@ from ..kernels.arguments import MAX_BEAM, check_beam  # noqa: F401  (the learner
 from .data import Batch
 from .derive import search_options
 from .outputs import Outputs
-from .scoring import scoring_groups
+from .scoring import program_for, scoring_groups
 from .weights import ParseTable, SparseWeights
 
 OPEN_R = {"R": 1, "L": 0}
@@ -62,7 +62,10 @@ class Engine:
         self.live = np.zeros(1 if train or table is not None else rows, dtype=np.uint8)
         if not train and table is None:
             self.live[np.flatnonzero(np.any(weights != 0, axis=1)) if live_rows is None else live_rows] = 1
-        self._addr = np.ascontiguousarray(features.addresses, dtype=np.int32).reshape(-1)
+        # the kernel's program: buffer positions read from the buffer's first word where the
+        # spec proves them its successors (the same features; see program_for)
+        self.program = program = program_for(features, kernel.system)
+        self._addr = np.ascontiguousarray(program.addresses, dtype=np.int32).reshape(-1)
         self._atom = np.ascontiguousarray(features.atoms, dtype=np.int32).reshape(-1)
         self._tpl = np.ascontiguousarray(features.templates, dtype=np.int32).reshape(-1)
         self._open = np.asarray([OPEN_R[d.open_end] for d in kernel.system.lists] + [0], dtype=np.uint8)
@@ -74,7 +77,7 @@ class Engine:
             raise UsageError(f"feature hash {feature_hash!r}: this tsdsl knows {', '.join(map(str, FEATURE_HASHES))}")
         self.feature_hash = feature_hash
         self.learner.feature_hash = feature_hash
-        self.groups = scoring_groups(features)
+        self.groups = scoring_groups(program)
         if self.groups.count:
             self.bind_groups()
         if table is not None:

@@ -33,16 +33,22 @@ sentence too: a sum made again after an arc change starts from it.
 
 A program that scores family instances (capacity inf: ``O[i]``, ``O[j-1]`` ...) has no list
 anchors; :func:`instance_groups` gives it one group keyed by a few instance bases instead.
+
+The groups are those of the program the kernel runs (:func:`program_for`): where the spec
+proves a buffer to hold the last words of the sentence in order (:mod:`tsdsl.ir.runs`), its
+word ``b1`` is read as ``b0.next``, so ``b1.p`` and ``b0.p + b1.p`` belong to ``b0``'s group.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..ir.runs import suffix_lists
 from .features import (ATOM_DIST, ATOM_LABEL, ATOM_SL, ATOM_SR, ATOM_TOK, ATOM_VL, ATOM_VR, BASE_CL, BASE_CR,
-                       BASE_LIST, STEP_H, STEP_NEXT, STEP_PREV, FeatureSet)
+                       BASE_LIST, MAX_STEPS, STEP_H, STEP_NEXT, STEP_PREV, FeatureSet)
 
 MIN_GROUP = 3
 # the steps of a reverse walk (codes shared with _groups.pxi)
@@ -96,6 +102,35 @@ class ScoringGroups:
         int32, per group the count of its bases, then (base row, arcs read) each."""
         flat = [x for bases in self.instance_bases for x in (len(bases), *(v for b in bases for v in b))]
         return np.asarray(flat, dtype=np.int32)
+
+
+def program_for(features: FeatureSet, system) -> FeatureSet:
+    """The feature program as the kernel runs it for ``system``: ``features`` with every
+    address that starts at position k > 0 of a suffix list (:func:`tsdsl.ir.runs.suffix_lists`,
+    a buffer that only ever loses its first words, so that its word k is its first word's
+    k-th successor) started at position 0 with k ``next`` steps first, where the steps fit
+    (``MAX_STEPS``).  Each address reads the same token as before, so the features, their
+    hashes and the weights they find are the same; but ``b1.p`` and ``b0.p + b1.p`` now start
+    at ``b0`` and join its scoring group, whose sum is kept while ``b0`` stays (Covington's
+    parser keeps ``b0`` for a whole scan back over λ1).  Only the sum order of the scores
+    changes (the groups' templates are summed after the direct ones).  Unchanged when the
+    system has no suffix list read at k > 0."""
+    lists = suffix_lists(system)
+    if not lists:
+        return features
+    front = {k for k, d in enumerate(system.lists) if d.name in lists}
+    rows = np.array(features.addresses, dtype=np.int32, copy=True)
+    changed = False
+    for r in rows:
+        k, steps = int(r[2]), int(r[3])
+        if int(r[0]) == BASE_LIST and int(r[1]) in front and k > 0 and k + steps <= MAX_STEPS:
+            r[4:4 + MAX_STEPS] = [STEP_NEXT] * k + [int(c) for c in r[4:4 + steps]] + [0] * (MAX_STEPS - k - steps)
+            r[2], r[3] = 0, k + steps
+            changed = True
+    if not changed:
+        return features
+    rows.setflags(write=False)
+    return dataclasses.replace(features, addresses=rows)
 
 
 def scoring_groups(features: FeatureSet, min_size: int = MIN_GROUP) -> ScoringGroups:
