@@ -110,7 +110,7 @@ def test_ctrl_c_stops_instance_and_graph_parsing(toy, tmp_path, spec):
             return parse_graphs(parser.engine.kernel.module, parser.engine.learner, b.offsets, b.tokens, b.words)
         return parser.engine.parse(b)
 
-    columns = [columns_of(s) for s in read_conllu(str(toy / "long.conllu"))] * 20
+    columns = [columns_of(s) for s in read_conllu(str(toy / "long.conllu"))] * 40
     batch = make_batch(columns, parser.model.features.token_attrs)  # made first: the kernel call alone is timed
     t0 = time.process_time()
     run(make_batch(columns[:2000], parser.model.features.token_attrs))
