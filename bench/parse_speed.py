@@ -19,15 +19,18 @@ issue's target, 100,000 words/s for the whole call, marked met or not met per sy
 printed; ``--write-docs`` puts it into ``docs/kernels.md`` (between the ``parse-speed``
 markers), ``--out FILE`` into FILE.
 
-Skips with a message when the treebank is absent (``../shared/data/ud/en_gum`` or
-``$TSDSL_UD_DATA/en_gum``).
+``--treebank NAME`` measures another treebank of the data directory the same way (models
+trained on its train set, named after it in ``--workdir``; its own docs section): the
+figures of one treebank are no promise for others.  Skips with a message when the treebank
+is absent (``../shared/data/ud/NAME`` or ``$TSDSL_UD_DATA/NAME``; default en_gum).
 
 With ``--before-models own`` the code of REV trains its own models (into
 ``--workdir``/before-REV-models) and parses those: for a change of what a model holds (stop
 31's feature hash), where the same model cannot be read by both; LAS is compared instead.
 
     nice -n 10 python bench/parse_speed.py --before REV [--before-models own] [--systems arc-eager ...] [--epochs 2]
-                                           [--workdir DIR] [--repeats 3] [--out FILE | --write-docs]
+                                           [--treebank en_gum] [--workdir DIR] [--repeats 3]
+                                           [--out FILE | --write-docs]
 """
 
 from __future__ import annotations
@@ -61,8 +64,8 @@ BEGIN, END = "<!-- parse-speed:begin -->", "<!-- parse-speed:end -->"
 DOCS = ROOT / "docs" / "kernels.md"  # where --write-docs puts the section
 
 
-def train_one(name: str, model_dir: Path, epochs: str, src: Path = ROOT) -> None:
-    """Train ``name`` on en_gum train into ``model_dir`` (this process, the code under ``src``):
+def train_one(name: str, model_dir: Path, epochs: str, src: Path = ROOT, treebank: str = TREEBANK) -> None:
+    """Train ``name`` on ``treebank``'s train set into ``model_dir`` (this process, the code under ``src``):
     ``epochs`` epochs without a dev set and without a tagger, or for ``defaults`` as ``tsdsl
     train SPEC --train TRAIN --dev DEV`` does (at most 30 epochs, patience 5 on the dev LAS,
     2^19 rows, a tagger, the parser trained on mixed tags)."""
@@ -76,12 +79,13 @@ def train_one(name: str, model_dir: Path, epochs: str, src: Path = ROOT) -> None
     defaults = epochs == DEFAULTS
     opts = (TrainOptions(overrides=dict(overrides), **extra) if defaults else
             TrainOptions(epochs=int(epochs), overrides=dict(overrides), tagger=False, parser_tags="gold", **extra))
-    dev = str(DATA / TREEBANK / "dev.conllu") if defaults else None
-    train(str(src / spec), str(DATA / TREEBANK / "train.conllu"), dev, str(model_dir), opts, progress=None)
+    dev = str(DATA / treebank / "dev.conllu") if defaults else None
+    train(str(src / spec), str(DATA / treebank / "train.conllu"), dev, str(model_dir), opts, progress=None)
 
 
-def measure_one(src: Path, model_dir: Path, repeats: int) -> dict:
-    """Parse the test set with the code under ``src``: best times, and a digest of the parses."""
+def measure_one(src: Path, model_dir: Path, repeats: int, treebank: str = TREEBANK) -> dict:
+    """Parse ``treebank``'s test set with the code under ``src``: best times, and a digest of
+    the parses."""
     sys.path.insert(0, str(src))
     import tsdsl
     from tsdsl.treebank.conllu import read_conllu
@@ -93,7 +97,7 @@ def measure_one(src: Path, model_dir: Path, repeats: int) -> dict:
     t0 = time.process_time()
     parser = load_parser(model_dir)
     load_s = time.process_time() - t0
-    test = read_conllu(DATA / TREEBANK / "test.conllu")
+    test = read_conllu(DATA / treebank / "test.conllu")
     parser.parse_sentences(test[:50])  # warm up
     best_all = best_kernel = float("inf")
     for _ in range(repeats):
@@ -125,8 +129,8 @@ def epochs_arg(text: str) -> str:
     raise argparse.ArgumentTypeError(f"expected a number of epochs or {DEFAULTS!r}, got {text!r}")
 
 
-def child(args: list[str]) -> dict:
-    proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
+def child(args: list[str], treebank: str = TREEBANK) -> dict:
+    proc = subprocess.run([sys.executable, __file__, "--treebank", treebank, *args], capture_output=True, text=True)
     if proc.returncode != 0:
         return {"error": (proc.stderr.strip().splitlines() or ["failed"])[-1]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -134,24 +138,25 @@ def child(args: list[str]) -> dict:
 
 def markers(args) -> tuple[str, str]:
     """The markers of the docs section: one table for the short trainings, one for models
-    trained with the defaults (``--epochs defaults``)."""
-    if args.epochs == DEFAULTS:
-        return BEGIN.replace("parse-speed", "parse-speed-defaults"), END.replace("parse-speed", "parse-speed-defaults")
-    return BEGIN, END
+    trained with the defaults (``--epochs defaults``); each treebank but en_gum its own."""
+    name = "parse-speed" + ("-defaults" if args.epochs == DEFAULTS else "")
+    name += "" if args.treebank == TREEBANK else f"-{args.treebank}"
+    return BEGIN.replace("parse-speed", name), END.replace("parse-speed", name)
 
 
 def render(rows: list[dict], args) -> str:
     before = bool(args.before)
     begin, end = markers(args)
     lines = [begin, "",
-             f"Produced by `{produced_by('parse_speed.py', args, *(['--epochs', args.epochs] if args.epochs != '2' else []), *(['--before', args.before] if before else []), *(['--before-models', 'own'] if before and args.before_models == 'own' else []))}` "
-             f"(do not edit by hand). en_gum test, gold tags, greedy, one process at a time, CPU time of the parsing "
+             f"Produced by `{produced_by('parse_speed.py', args, *(['--epochs', args.epochs] if args.epochs != '2' else []), *(['--before', args.before] if before else []), *(['--before-models', 'own'] if before and args.before_models == 'own' else []), *(['--treebank', args.treebank] if args.treebank != TREEBANK else []))}` "
+             f"(do not edit by hand). {args.treebank} test, gold tags, greedy, one process at a time, CPU time of the parsing "
              f"process (`time.process_time`: one core's work, on a machine shared with other jobs), best of {args.repeats}; "
-             + (f"models trained on en_gum train as `tsdsl train SPEC --train TRAIN --dev DEV` does (the "
+             + (f"models trained on {args.treebank} train as `tsdsl train SPEC --train TRAIN --dev DEV` does (the "
                 f"defaults: at most 30 epochs, patience 5 on the dev LAS, 2^19 rows, a tagger, the parser trained "
-                f"on mixed tags; given the test file's tags, the tagger fills only the FEATS of the 21 sentences "
-                f"whose FEATS are all `_`). " if args.epochs == DEFAULTS else
-                f"models trained {args.epochs} epoch(s) on en_gum train (speed is the point, not accuracy; a "
+                f"on mixed tags; given the test file's tags, the tagger fills only "
+                + ("the FEATS of the 21 sentences whose FEATS are all `_`). " if args.treebank == TREEBANK else
+                   "the values the file lacks). ") if args.epochs == DEFAULTS else
+                f"models trained {args.epochs} epoch(s) on {args.treebank} train (speed is the point, not accuracy; a "
                 f"Covington-family model's steps per word depend on its training, see `--epochs defaults`). ")
              + f"Machine: {platform.machine()}, {os.cpu_count()} cores shared with other work, Python "
              f"{platform.python_version()}. Parse: the whole `Parser.parse_sentences` call; kernel: the "
@@ -212,6 +217,8 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=epochs_arg, default="2",
                     help=f"training epochs per model, without a dev set; or `{DEFAULTS}`: as `tsdsl train` trains "
                          "with the dev set (default: %(default)s)")
+    ap.add_argument("--treebank", default=TREEBANK, metavar="NAME",
+                    help="the treebank of the data directory to train on and parse (default: %(default)s)")
     ap.add_argument("--workdir", type=Path, help="where models go, and are reused from (default: a temporary "
                     "directory)")
     ap.add_argument("--before", metavar="REV", help="also parse with the code of this git revision (needs the "
@@ -231,17 +238,17 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.train_one:
         train_one(args.train_one[0], Path(args.train_one[1]), args.train_one[2],
-                  *([Path(args.train_one[3])] if len(args.train_one) > 3 else []))
+                  Path(args.train_one[3]) if len(args.train_one) > 3 else ROOT, args.treebank)
         print(json.dumps({"trained": args.train_one[0]}))
         return 0
     if args.measure_one:
         print(json.dumps(measure_one(Path(args.measure_one[0]), Path(args.measure_one[1]),
-                                     int(args.measure_one[2]))))
+                                     int(args.measure_one[2]), args.treebank)))
         return 0
     args.out = output_path(ap, args, DOCS)
     needed = ("train", "test") + (("dev",) if args.epochs == DEFAULTS else ())
-    if not all((DATA / TREEBANK / f"{f}.conllu").is_file() for f in needed):
-        print(f"bench/parse_speed.py: skipped: no {TREEBANK} treebank under {DATA} (needs "
+    if not all((DATA / args.treebank / f"{f}.conllu").is_file() for f in needed):
+        print(f"bench/parse_speed.py: skipped: no {args.treebank} treebank under {DATA} (needs "
               f"{', '.join(f + '.conllu' for f in needed)} there; set TSDSL_UD_DATA)")
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tsdsl-bench-speed-"))
@@ -261,11 +268,11 @@ def main(argv=None) -> int:
     for name in args.systems:
         if name in done:
             continue
-        model = workdir / (f"{TREEBANK}-{name}-{DEFAULTS}" if args.epochs == DEFAULTS else
-                           f"{TREEBANK}-{name}-e{args.epochs}")
+        model = workdir / (f"{args.treebank}-{name}-{DEFAULTS}" if args.epochs == DEFAULTS else
+                           f"{args.treebank}-{name}-e{args.epochs}")
         if not (model / "model.json").is_file():
             t0 = time.perf_counter()
-            r = child(["--train-one", name, str(model), str(args.epochs)])
+            r = child(["--train-one", name, str(model), str(args.epochs)], args.treebank)
             print(f"{name}: trained in {time.perf_counter() - t0:.0f} s {r.get('error', '')}", flush=True)
         row = {"system": name}
         if (model / "model.json").is_file():
@@ -276,11 +283,13 @@ def main(argv=None) -> int:
                 before_model = src_before.parent / f"{src_before.name}-models" / model.name
                 if not (before_model / "model.json").is_file():
                     t0 = time.perf_counter()
-                    r = child(["--train-one", name, str(before_model), str(args.epochs), str(src_before)])
+                    r = child(["--train-one", name, str(before_model), str(args.epochs), str(src_before)],
+                              args.treebank)
                     print(f"{name}: trained by {args.before} in {time.perf_counter() - t0:.0f} s "
                           f"{r.get('error', '')}", flush=True)
-            row["before"] = child(["--measure-one", str(src_before), str(before_model), str(args.repeats)])
-        row["after"] = child(["--measure-one", str(ROOT), str(model), str(args.repeats)])
+            row["before"] = child(["--measure-one", str(src_before), str(before_model), str(args.repeats)],
+                                  args.treebank)
+        row["after"] = child(["--measure-one", str(ROOT), str(model), str(args.repeats)], args.treebank)
         rows.append(row)
         print(json.dumps(row), flush=True)
         if args.json:

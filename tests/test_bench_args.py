@@ -133,3 +133,20 @@ def test_output_path_refuses_out_with_write_docs(monkeypatch, capsys):
     with pytest.raises(SystemExit) as info:
         benchargs.output_path(ap, ap.parse_args(["--out", "t.md", "--write-docs"]), docs)
     assert info.value.code == 2
+
+
+def test_parse_speed_keeps_each_treebank_apart(monkeypatch, tmp_path, capsys):
+    """bench/parse_speed.py --treebank: each treebank's table has markers of its own (so that
+    writing one never replaces another's), and a treebank the data directory lacks is skipped
+    with a message naming it (exit 0, nothing trained)."""
+    module = load("parse_speed", monkeypatch)
+    ns = argparse.Namespace
+    gum = module.markers(ns(epochs="defaults", treebank="en_gum"))
+    lines = module.markers(ns(epochs="defaults", treebank="en_lines"))
+    short = module.markers(ns(epochs="2", treebank="en_lines"))
+    assert gum == ("<!-- parse-speed-defaults:begin -->", "<!-- parse-speed-defaults:end -->")
+    assert len({gum, lines, short}) == 3 and all("en_lines" in m for m in lines + short)
+    monkeypatch.setattr(module, "DATA", tmp_path)
+    assert module.main(["--treebank", "xx_none", "--systems", "arc-eager", "--workdir", str(tmp_path / "w")]) == 0
+    assert "skipped: no xx_none treebank" in capsys.readouterr().out
+    assert not (tmp_path / "w").exists()
