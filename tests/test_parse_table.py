@@ -62,10 +62,12 @@ def decode(table: wt.ParseTable, rows: int, C: int) -> np.ndarray:
 
 
 @settings(deadline=None)
-@given(sparse_weight_tables(hash_bits=HASH_BITS), st.sampled_from(sorted(wt.PRECISIONS)), st.integers(1, 62))
-def test_parse_table_holds_exactly_the_stored_weights(sparse, precision, dense_from):
+@given(sparse_weight_tables(hash_bits=HASH_BITS), st.sampled_from(sorted(wt.PRECISIONS)), st.integers(1, 62),
+       st.sampled_from([1, 3, 64, 1 << 15]))
+def test_parse_table_holds_exactly_the_stored_weights(sparse, precision, dense_from, chunk_rows):
+    """Whatever the threshold, and however many stored rows each step of the build takes."""
     stored = wt.store(sparse, precision)
-    table = wt.parse_table(stored, HASH_BITS, dense_from)
+    table = wt.parse_table(stored, HASH_BITS, dense_from, chunk_rows=chunk_rows)
     assert np.array_equal(decode(table, 1 << HASH_BITS, sparse.outputs), wt.dense(stored, HASH_BITS))
     counts = np.zeros(1 << HASH_BITS, dtype=np.int64)
     counts[stored.rows] = stored.counts
@@ -322,6 +324,22 @@ def test_parsing_pauses_the_cycle_collector_and_restores_it(toy_model):
             assert not gc.isenabled()
             raise RuntimeError("inside")
     assert gc.isenabled()
+
+
+def test_the_kernel_reads_the_tables_own_rows(kernels):
+    """The dense rows are most of a parsing process's memory: the engine hands the kernel the
+    buffer parse_table built them in (its ROW_SLACK zeros included), not a copy; a table made
+    another way (no such buffer) is copied with the zeros added."""
+    kernel, features, outputs = kernels["arc-eager"]
+    table = wt.parse_table(random_weights(1, len(outputs), 0.3, 0.3), HASH_BITS)
+    engine = Engine(kernel, features, outputs, HASH_BITS, table=table)
+    assert engine._dense is table.flat and np.shares_memory(engine._dense, table.dense)
+    other = wt.ParseTable(table.refs, table.entries, table.dense.copy())
+    copied = other.kernel_dense()
+    assert not np.shares_memory(copied, other.dense) and len(copied) == other.dense.size + ROW_SLACK
+    assert np.array_equal(copied[:other.dense.size], other.dense.reshape(-1)) and not copied[-ROW_SLACK:].any()
+    table.flat[-1] = 1  # a buffer whose slack is not zeros is not taken as it is
+    assert table.kernel_dense() is not table.flat
 
 
 def test_float16_rows_need_their_slack(kernels):

@@ -14,7 +14,7 @@ from .data import Batch
 from .derive import search_options
 from .outputs import Outputs
 from .scoring import program_for, scoring_groups
-from .weights import ParseTable, SparseWeights
+from .weights import ROW_SLACK, ParseTable, SparseWeights  # noqa: F401  (ROW_SLACK: the engine's face of it)
 
 OPEN_R = {"R": 1, "L": 0}
 FEATURE_HASH = 2
@@ -22,7 +22,6 @@ FEATURE_HASH = 2
 ``_model.pxi``): 2 for models trained now; 1, the hash of models trained before stop 31
 (``model.json`` without ``feature_hash``), is still read."""
 FEATURE_HASHES = (1, 2)
-ROW_SLACK = 8  # zeros after a float16 parse table's last dense row (the kernel's ROW_SLACK)
 
 class Engine:
     """Greedy and beam search, training and parsing, for one system and one weight table."""
@@ -83,11 +82,13 @@ class Engine:
         if table is not None:
             self._refs = np.ascontiguousarray(table.refs, dtype=np.uint32)
             self._entries = np.ascontiguousarray(table.entries, dtype=np.uint32 if table.half else np.int32).reshape(-1)
-            dense_type = np.float16 if table.dense.dtype == np.float16 else np.float32
+            if table.dense.dtype not in (np.float16, np.float32):
+                table = ParseTable(table.refs, table.entries, table.dense.astype(np.float32))
             # float16 rows: ROW_SLACK zeros after the last (the kernel reads a row's last
-            # outputs as one vector, a few weights past its end; see set_sparse)
-            self._dense = np.concatenate([np.ascontiguousarray(table.dense, dtype=dense_type).reshape(-1),
-                                          np.zeros(ROW_SLACK if dense_type == np.float16 else 0, dense_type)])
+            # outputs as one vector, a few weights past its end; see set_sparse); no copy
+            # of a table parse_table made
+            self._dense = table.kernel_dense()
+            self.table = table
             self.learner.set_sparse(self._refs, self._entries, len(table.entries), self._dense, len(table.dense))
         self.unbounded = kernel.system.unbounded
         if self.unbounded:

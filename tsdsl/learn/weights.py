@@ -144,6 +144,7 @@ def dense(stored: StoredWeights, hash_bits: int) -> np.ndarray:
 
 
 REF_COUNT_SHIFT = 26            # a bucket's reference: count << 26 | offset (see ParseTable)
+ROW_SLACK = 8                   # zeros after a float16 table's last dense row (the kernel's ROW_SLACK)
 REF_DENSE = 63                  # the count that marks a dense row
 DENSE_FROM = 3                  # rows holding at least this many weights are kept dense (fewest)
 
@@ -186,6 +187,22 @@ class ParseTable:
     refs: np.ndarray      # uint32 [2**hash_bits]
     entries: np.ndarray   # int32 [sparse weights, 2] (output, float32 bits), or uint32 [sparse weights] packed
     dense: np.ndarray     # float32 [dense rows, outputs], or float16 when every weight is one (exactly)
+    flat: Optional[np.ndarray] = None
+    """The buffer ``dense`` is a view of, with :data:`ROW_SLACK` zeros after the last row
+    when float16 (:func:`parse_table` makes it so; None: ``dense`` alone)."""
+
+    def kernel_dense(self) -> np.ndarray:
+        """The dense rows as the kernel takes them (``Learner.set_sparse``): one flat array,
+        followed by :data:`ROW_SLACK` zeros when float16 (the kernel reads a float16 row's
+        last outputs as one vector, a few values past its end).  The table's own buffer when
+        it has them (no copy: a model's dense rows are most of a parsing process's memory),
+        else a copy with them."""
+        slack = ROW_SLACK if self.half else 0
+        size = self.dense.size
+        if (self.flat is not None and self.flat.dtype == self.dense.dtype and self.flat.size == size + slack
+                and np.shares_memory(self.flat, self.dense) and not self.flat[size:].any()):
+            return self.flat
+        return np.concatenate([np.ascontiguousarray(self.dense).reshape(-1), np.zeros(slack, self.dense.dtype)])
 
     @property
     def half(self) -> bool:
@@ -204,44 +221,58 @@ class ParseTable:
         return len(self.entries) + int(np.count_nonzero(self.dense))
 
 
-def parse_table(stored: StoredWeights, hash_bits: int, dense_from: Optional[int] = None) -> Optional[ParseTable]:
+def parse_table(stored: StoredWeights, hash_bits: int, dense_from: Optional[int] = None,
+                chunk_rows: int = 1 << 15) -> Optional[ParseTable]:
     """The parse-time table of a stored one, with the same float32 values as :func:`expand`;
     None when it does not fit the references (more than 2**26 sparse weights or dense rows).
     Rows of at least ``dense_from`` weights are kept dense (default: :func:`dense_from_for`);
-    the scores are the same for any threshold."""
+    the scores are the same for any threshold.  Built ``chunk_rows`` stored rows at a time,
+    so that the temporaries stay a few megabytes whatever the model's size (the dense rows,
+    which the table keeps, are most of a parsing process's memory)."""
     if dense_from is None:
         dense_from = dense_from_for(stored.outputs)
     if not 1 <= dense_from < REF_DENSE:
         raise ValueError(f"dense_from must be in 1..{REF_DENSE - 1}")
-    weights = expand(stored)
-    C = weights.outputs
-    rows = stored.rows.astype(np.int64)
+    C = stored.outputs
     counts = stored.counts.astype(np.int64)
     full = counts >= dense_from
-    row_of_weight = np.repeat(np.arange(len(rows)), counts)
-    in_dense = full[row_of_weight]
-    cols = weights.index % C
     # float16 weights (scale 1) stay float16 (see ParseTable): the kernel widens each to the
     # same float32 as it adds it, so the sums are the same, from half the bytes
     half = stored.precision == "float16" and bool(np.all(stored.scale == 1)) and C <= 1 << 16
-    if half:
-        bits = weights.values[~in_dense].astype(np.float16).view(np.uint16).astype(np.uint32)
-        entries = cols[~in_dense].astype(np.uint32) | bits << np.uint32(16)
-    else:
-        entries = np.empty((int(np.count_nonzero(~in_dense)), 2), dtype=np.int32)
-        entries[:, 0] = cols[~in_dense]
-        entries[:, 1] = weights.values[~in_dense].astype(np.float32).view(np.int32)
-    dense_id = np.cumsum(full) - 1
-    table = np.zeros((int(full.sum()), C), dtype=np.float16 if half else np.float32)
-    table[dense_id[row_of_weight[in_dense]], cols[in_dense]] = weights.values[in_dense]
-    sparse_counts = np.where(full, 0, counts)
-    offsets = np.concatenate(([0], np.cumsum(sparse_counts)[:-1])) if len(rows) else np.zeros(0, np.int64)
-    offsets = np.where(full, dense_id, offsets)
-    if len(entries) >= 1 << REF_COUNT_SHIFT or len(table) >= 1 << REF_COUNT_SHIFT:
+    n_dense, n_sparse = int(full.sum()), int(counts[~full].sum())
+    if n_sparse >= 1 << REF_COUNT_SHIFT or n_dense >= 1 << REF_COUNT_SHIFT:
         return None
+    dtype = np.float16 if half else np.float32
+    flat = np.zeros(n_dense * C + (ROW_SLACK if half else 0), dtype=dtype)
+    table = flat[:n_dense * C].reshape(n_dense, C)
+    entries = np.empty(n_sparse, dtype=np.uint32) if half else np.empty((n_sparse, 2), dtype=np.int32)
+    first = np.concatenate(([0], np.cumsum(counts)))           # each row's first weight
+    dense_id = np.cumsum(full) - 1                              # each dense row's number
+    sparse_at = np.concatenate(([0], np.cumsum(np.where(full, 0, counts))))  # each row's first pair
+    for a in range(0, len(counts), chunk_rows):
+        b = min(a + chunk_rows, len(counts))
+        lo, hi = int(first[a]), int(first[b])
+        c = counts[a:b]
+        cols = stored.cols[lo:hi].astype(np.int64)
+        values = stored.values[lo:hi]
+        if not half:
+            values = (values.astype(np.float32) * stored.scale[cols]).astype(np.float32)
+        dense_w = np.repeat(full[a:b], c)
+        target = np.repeat(dense_id[a:b][full[a:b]] * C, c[full[a:b]])
+        target += cols[dense_w]
+        flat[target] = values[dense_w]
+        pair_lo, pair_hi = int(sparse_at[a]), int(sparse_at[b])
+        if half:
+            bits = values[~dense_w].astype(np.float16).view(np.uint16).astype(np.uint32)
+            entries[pair_lo:pair_hi] = cols[~dense_w].astype(np.uint32) | bits << np.uint32(16)
+        else:
+            entries[pair_lo:pair_hi, 0] = cols[~dense_w]
+            entries[pair_lo:pair_hi, 1] = values[~dense_w].view(np.int32)
+    offsets = np.where(full, dense_id, sparse_at[:-1])
     refs = np.zeros(1 << hash_bits, dtype=np.uint32)
-    refs[rows] = (np.where(full, REF_DENSE, counts) << REF_COUNT_SHIFT | offsets).astype(np.uint32)
-    return ParseTable(refs, entries, table)
+    refs[stored.rows.astype(np.int64)] = (np.where(full, REF_DENSE, counts) << REF_COUNT_SHIFT
+                                          | offsets).astype(np.uint32)
+    return ParseTable(refs, entries, table, flat)
 
 
 def write(path: Path, stored: StoredWeights) -> None:
