@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from . import ir
+from .ir.runs import initial_token_lists
 from .errors import UsageError
 from .treebank.trees import Tree
 
@@ -83,18 +84,7 @@ class Interpreter:
         s = self.system
         root = 0 if s.root == "left" else n + 1 if s.root == "right" else None
         size = n + 2
-        lists = []
-        for items in s.initial.lists:
-            lst: list[int] = []
-            for it in items:
-                if it == "words":
-                    lst.extend(range(1, n + 1))
-                elif it == "root" and root is not None:
-                    lst.append(root)
-            lists.append(lst)
-        if s.initial.split is not None:
-            seq = [t for lst in lists for t in lst]
-            lists = [seq[: s.initial.split], seq[s.initial.split:]] + [[] for _ in lists[2:]]
+        lists = initial_token_lists(s, n)
         return Config(
             n, root, lists,
             [-1] * size, [None] * size,

@@ -14,9 +14,9 @@ for every length; several lengths catch a ``split`` that cuts a short sentence s
 
 
 def initial_token_lists(system: System, n: int) -> list[list[int]]:
-    """The token numbers of each list in the initial configuration for ``n`` words, as the
-    kernel and the interpreter lay it out: words 1..n, the root 0 (on the left) or n + 1 (on
-    the right); with a ``split``, the concatenation cut after that many tokens."""
+    """The token numbers of each list in the initial configuration for ``n`` words (the
+    interpreter's, and the kernel's ``st_start``): words 1..n, the root 0 (on the left) or
+    n + 1 (on the right); with a ``split``, the concatenation cut after that many tokens."""
     root = {"left": 0, "right": n + 1}.get(system.root)
 
     def tokens(items) -> list[int]:
