@@ -68,7 +68,7 @@ def test_suffix_lists_hold_the_last_tokens_along_random_derivations(name, data, 
             interp.apply(c, action)
         for name_ in proved:
             tokens = list(c.lists[index[name_]])
-            assert tokens == list(range(tokens[0], last + 1)) if tokens else True, (action, tokens)
+            assert not tokens or tokens == list(range(tokens[0], last + 1)), (action, tokens)
 
 
 PUSH_BACK = """

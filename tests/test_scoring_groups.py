@@ -289,7 +289,7 @@ def test_the_suffix_program_reads_the_same_tokens(spec, tmp_path, monkeypatch):
     interp = Interpreter(load_system(SYSTEMS / spec))
     kernel = ours.kernel
     names = list(kernel.action_names)
-    sentences = [s for s in read_conllu(TOY_DEV)]
+    sentences = read_conllu(TOY_DEV)
     batch = toy_batch(ours)
 
     @settings(max_examples=40, deadline=None)
