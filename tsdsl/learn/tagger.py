@@ -83,14 +83,24 @@ def missing_words(cols: dict, name: str) -> list[bool]:
     (no XPOS in the treebank, "no features", a word without a lemma), so there ``_`` counts as
     missing only when the column is empty in the whole sentence, or the word's UPOS is ``_``
     too: a word without UPOS was not tagged, and its other ``_`` say nothing."""
+    mask = _missing_or_none(cols, name)
+    if mask is None:
+        values = cols.get(name)
+        return [False] * len(values if isinstance(values, (list, tuple)) else list(values))
+    return mask
+
+
+def _missing_or_none(cols: dict, name: str) -> Optional[list[bool]]:
+    """:func:`missing_words`, or None when no word's value is missing (the common case, decided
+    by counts in C without a mask: most columns are tagged, and no word needs Python)."""
     values = cols.get(name)
     if values is None:
         return [True] * len(cols["form"])
     if not isinstance(values, (list, tuple)):
         values = list(values)
-    empty = values.count(EMPTY)  # counted in C: most columns are tagged, and no word needs Python
+    empty = values.count(EMPTY)
     if empty == 0:
-        return [False] * len(values)
+        return None
     if empty == len(values):
         return [True] * len(values)
     if name == "upos":
@@ -99,35 +109,23 @@ def missing_words(cols: dict, name: str) -> list[bool]:
     if upos is None:
         upos = [EMPTY] * len(cols["form"])
     elif EMPTY not in upos:  # every word has its UPOS: each _ here is a value (FEATS of punctuation)
-        return [False] * len(values)
+        return None
     return [v == EMPTY and u == EMPTY for v, u in zip(values, upos)]
 
 
 def _to_predict(cols: dict, names, retag: bool) -> dict[str, list[bool]]:
     """Per tag column of ``names`` with a value to predict in the sentence ``cols``, the
-    per-word mask (every word with ``retag``, else :func:`missing_words`).  A sentence whose
-    every word has its UPOS (most of a tagged file) is decided a column at a time: only a
-    column that is ``_`` throughout is then missing, all of it."""
-    n = len(cols["form"])
+    per-word mask (every word with ``retag``, else :func:`missing_words`); a column with none
+    to predict is left out without a mask being made (most columns of a tagged file)."""
     if retag:
+        n = len(cols["form"])
         return {c: [True] * n for c in names}
-    upos = cols.get("upos")
-    if n and isinstance(upos, (list, tuple)) and upos.count(EMPTY) == 0:
-        out = {}
-        for c in names:
-            if c == "upos":
-                continue
-            v = cols.get(c)
-            if v is None:
-                out[c] = [True] * n
-            elif isinstance(v, (list, tuple)):
-                if v and v.count(EMPTY) == len(v):
-                    out[c] = [True] * len(v)
-            elif True in (m := missing_words(cols, c)):
-                out[c] = m
-        return out
-    masks = {c: missing_words(cols, c) for c in names}
-    return {c: m for c, m in masks.items() if True in m}
+    out = {}
+    for c in names:
+        mask = _missing_or_none(cols, c)
+        if mask is not None and True in mask:
+            out[c] = mask
+    return out
 
 
 def columns_present(sentences: Sequence[dict]) -> tuple[str, ...]:
