@@ -220,12 +220,23 @@ ROWS = [
         r"^unknown list 'delta'; the lists are sigma, beta$"),
     Row("rw/unbound-in-rhs", RW + "A : (σ|s, β) => (σ|s|t, β)\n", "TS210", "bad.ts:7:22",
         r"^token variable 't' is not bound on the left-hand side$"),
-    Row("rw/unbound-in-arc", RW + "A : (σ|s, β) => (σ, β) arc t -> s\n", "TS210", "bad.ts:7:24",
+    # an unbound variable is pointed at itself, not at the clause or expression it is in
+    Row("rw/unbound-head-in-arc", RW + "A : (σ|s, β) => (σ, β) arc t -> s\n", "TS210", "bad.ts:7:28",
         r"^token variable 't' in the arc is not bound on the left-hand side$"),
+    Row("rw/unbound-dependent-in-arc", RW + "A : (σ|s, β) => (σ, β) arc s -> t\n", "TS210", "bad.ts:7:33",
+        r"^token variable 't' in the arc is not bound on the left-hand side$"),
+    Row("rw/unbound-dependent-in-left-arc", RW + "A : (σ|s, β) => (σ, β) arc t <- s\n", "TS210", "bad.ts:7:28",
+        r"^token variable 't' in the arc is not bound on the left-hand side$"),
+    Row("rw/unbound-descendant-in-path-guard", RW + "A : (σ|s, β) => (σ|s, β) if s ->* t\n", "TS210",
+        "bad.ts:7:35", r"^token variable 't' is not bound by the pattern$"),
+    Row("rw/unbound-dependent-in-arc-guard", RW + "A : (σ|s, β) => (σ|s, β) if s -> t\n", "TS210",
+        "bad.ts:7:34", r"^token variable 't' is not bound by the pattern$"),
+    Row("rw/unbound-index-of-token-flag", RW + "flag seen[token]\nA : (σ|s, β) => (σ|s, β) if seen[t]\n",
+        "TS210", "bad.ts:8:34", r"^token variable 't' is not bound by the pattern$"),
     Row("rw/unbound-in-guard", RW + "A : (σ|s, β) => (σ|s, β) if has_head(t)\n", "TS210", "bad.ts:7:38",
         r"^token variable 't' is not bound by the pattern$"),
     Row("rw/unbound-flag-index", RW + "flag seen[token]\nA : (σ|s, β) => (σ|s, β) then seen[t] := true\n",
-        "TS210", "bad.ts:8:31", r"^token variable 't' is not bound on the left-hand side$"),
+        "TS210", "bad.ts:8:36", r"^token variable 't' is not bound on the left-hand side$"),
     Row("rw/rest-lost", RW + "A : (σ|s, β) => ([s], β)\n", "TS211", "bad.ts:7:17",
         r"^the rest of sigma disappears on the right-hand side \(tokens would be lost\)$"),
     Row("rw/rest-used-twice", RW + "A : (σ|s, β) => (σ|s|σ, β)\n", "TS211", "bad.ts:7:22",
@@ -425,7 +436,7 @@ def test_all_semantic_errors_are_reported_at_once():
         load_system_text(MANY, "many.ts")
     got = [(d.code, str(d.span)) for d in info.value.diagnostics]
     assert got == [
-        ("TS210", "many.ts:7:31"),  # arc to unbound `t` (points at the arc clause)
+        ("TS210", "many.ts:7:40"),  # arc to unbound `t` (points at `t`)
         ("TS207", "many.ts:7:45"),  # undeclared flag `done`, same line
         ("TS218", "many.ts:8:45"),  # unknown arc option
         ("TS200", "many.ts:9:1"),  # SHIFT twice
@@ -434,6 +445,16 @@ def test_all_semantic_errors_are_reported_at_once():
     text = str(info.value)
     assert text.count("error[TS") == 5
     assert text.splitlines()[-1] == "5 errors"
+
+
+def test_an_arc_with_both_ends_unbound_points_at_each():
+    with pytest.raises(SpecSemanticError) as info:
+        load_system_text(RW + "A : (σ|s, β) => (σ, β) arc q -> r\n", "bad.ts")
+    got = [(d.code, str(d.span), d.message.split("'")[1]) for d in info.value.diagnostics]
+    assert got == [("TS210", "bad.ts:7:28", "q"), ("TS210", "bad.ts:7:33", "r")]
+    lines = str(info.value).splitlines()
+    assert [_caret_column(lines[k + 2], lines[k + 1]) for k in (0, 3)] == [28, 33]
+    assert lines[1][4 + 27] == "q" and lines[4][4 + 32] == "r"
 
 
 _HEAD = "system d\nlists σ, β\nterminal (σ, [])\nSHIFT : (σ, b|β) => (σ|b, β)\n"

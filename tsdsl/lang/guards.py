@@ -28,13 +28,13 @@ def lower_guard(ctx: Context, g: S.Guard, bound: set[str], root: str, oracle: bo
     if isinstance(g, S.GConst):
         return ir.Const(g.value)
     if isinstance(g, S.GPath):
-        return ir.Path(var(g.ancestor, g.span), var(g.descendant, g.span))
+        return ir.Path(var(g.ancestor, g.ancestor_span), var(g.descendant, g.descendant_span))
     if isinstance(g, S.GArc):
-        return ir.ArcExists(var(g.head, g.span), var(g.dep, g.span))
+        return ir.ArcExists(var(g.head, g.head_span), var(g.dep, g.dep_span))
     if isinstance(g, S.GTokenFlag):
         if g.flag not in ctx.token_flags:
             ctx.unknown_flag(g.flag, g.span, indexed=True)
-        return ir.TokenFlag(g.flag, var(g.var, g.span))
+        return ir.TokenFlag(g.flag, var(g.var, g.var_span))
     if isinstance(g, S.GGlobalFlag):
         if g.flag not in ctx.global_flags:
             ctx.unknown_flag(g.flag, g.span, indexed=False)

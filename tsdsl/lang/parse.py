@@ -433,7 +433,8 @@ class _ToAST(Transformer):
         a, direction, b, *opts = items
         head, dep = (a, b) if direction == "->" else (b, a)
         return ("arc", S.ArcClause(S.ascii_name(str(head)), S.ascii_name(str(dep)),
-                                   tuple((str(o), self._tspan(o)) for o in opts), self._span(meta)))
+                                   tuple((str(o), self._tspan(o)) for o in opts), self._span(meta),
+                                   self._tspan(head), self._tspan(dep)))
 
     def then_clause(self, meta, items):
         return ("then", tuple(items))
@@ -441,7 +442,7 @@ class _ToAST(Transformer):
     def assign(self, meta, items):
         name, index, value = items
         return S.AssignClause(S.ascii_name(str(name)), S.ascii_name(str(index)) if index is not None else None,
-                              value, self._span(meta))
+                              value, self._span(meta), self._tspan(index) if index is not None else None)
 
     def config(self, meta, items):
         return S.ConfigPat(tuple(items), self._span(meta))
@@ -506,13 +507,16 @@ class _ToAST(Transformer):
         return tuple(int(str(t)) for t in items)
 
     def path(self, meta, items):
-        return S.GPath(S.ascii_name(str(items[0])), S.ascii_name(str(items[2])), self._span(meta))
+        return S.GPath(S.ascii_name(str(items[0])), S.ascii_name(str(items[2])), self._span(meta),
+                       self._tspan(items[0]), self._tspan(items[2]))
 
     def arc_exists(self, meta, items):
-        return S.GArc(S.ascii_name(str(items[0])), S.ascii_name(str(items[2])), self._span(meta))
+        return S.GArc(S.ascii_name(str(items[0])), S.ascii_name(str(items[2])), self._span(meta),
+                      self._tspan(items[0]), self._tspan(items[2]))
 
     def token_flag(self, meta, items):
-        return S.GTokenFlag(S.ascii_name(str(items[0])), S.ascii_name(str(items[1])), self._span(meta))
+        return S.GTokenFlag(S.ascii_name(str(items[0])), S.ascii_name(str(items[1])), self._span(meta),
+                            self._tspan(items[1]))
 
     def global_flag(self, meta, items):
         return S.GGlobalFlag(S.ascii_name(str(items[0])), self._span(meta))

@@ -157,9 +157,9 @@ def _rule_case(ctx: Context, t, c: S.RuleCase, names, multihead: bool, root: str
     guard = ir.conj(*[lower_guard(ctx, g, bound, root) for g in c.guards])
     arcs, implicit = [], []
     for a in c.arcs:
-        for v in (a.head, a.dep):
+        for v, vspan in ((a.head, a.head_span), (a.dep, a.dep_span)):
             if v not in bound:
-                ctx.err(codes.UNBOUND, f"token variable {v!r} in the arc is not bound on the left-hand side", a.span)
+                ctx.err(codes.UNBOUND, f"token variable {v!r} in the arc is not bound on the left-hand side", vspan)
         opts = set()
         for o, ospan in a.options:
             if o not in ARC_OPTIONS:
@@ -179,7 +179,8 @@ def _rule_case(ctx: Context, t, c: S.RuleCase, names, multihead: bool, root: str
             if asg.flag not in ctx.token_flags:
                 ctx.unknown_flag(asg.flag, asg.span, indexed=True)
             if asg.index not in bound:
-                ctx.err(codes.UNBOUND, f"token variable {asg.index!r} is not bound on the left-hand side", asg.span)
+                ctx.err(codes.UNBOUND, f"token variable {asg.index!r} is not bound on the left-hand side",
+                        asg.index_span or asg.span)
         sets.append(ir.SetFlag(asg.flag, asg.index, value))
     if len(ctx.sink.items) > before:
         return None

@@ -87,6 +87,8 @@ class GPath:
     ancestor: str
     descendant: str
     span: Span
+    ancestor_span: Span  # each variable's own place, where an unbound one is reported
+    descendant_span: Span
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,8 @@ class GArc:
     head: str
     dep: str
     span: Span
+    head_span: Span  # each variable's own place, where an unbound one is reported
+    dep_span: Span
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,7 @@ class GTokenFlag:
     flag: str
     var: str
     span: Span
+    var_span: Span  # the index variable's own place, where an unbound one is reported
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,8 @@ class ArcClause:
     dep: str
     options: tuple[tuple[str, Span], ...]
     span: Span
+    head_span: Span  # each variable's own place, where an unbound one is reported
+    dep_span: Span
 
 
 @dataclass(frozen=True)
@@ -172,6 +179,7 @@ class AssignClause:
     index: Optional[str]
     value: Guard
     span: Span
+    index_span: Optional[Span] = None  # the index variable's own place (None for a global flag)
 
 
 @dataclass(frozen=True)
