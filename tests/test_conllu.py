@@ -211,6 +211,7 @@ def test_with_heads_none_labels_and_unknown_heads():
     ([0, 1], ["root"], "1 labels"),
     ([0, 1], ["root", "a\tb"], "cannot be written"),
     ([0, 1], ["root", ""], "cannot be written"),
+    ([0, 1], ["root", "nsubj pass"], "cannot be written"),
 ])
 def test_with_heads_rejects_bad_arguments(heads, labels, message):
     s = parse_conllu(GOOD2)[0]
@@ -252,6 +253,21 @@ BAD = [
     ("mwt_overlap", mwt(1, 2) + word(1, 0, "root") + mwt(2, 3) + word(2, 1) + word(3, 1), 3,
      "multiword token 2-3 overlaps 1-2"),
     ("mwt_past_end", word(1, 0, "root") + mwt(2, 3) + word(2, 1), 2, "multiword token 2-3 goes past the last word (2)"),
+    ("deprel_space", word(1, 0, "root") + word(2, 1, "nsubj pass"), 2,
+     "DEPREL 'nsubj pass' contains a space: CoNLL-U allows spaces only in FORM, LEMMA and MISC"),
+    ("upos_space", word(1, 0, "root") + word(2, 1).replace("\tX\t", "\tX Y\t", 1), 2, "UPOS 'X Y' contains a space"),
+    ("xpos_space", word(1, 0, "root") + "2\tw2\t_\tX\tN N\t_\t1\tdep\t_\t_\n", 2, "XPOS 'N N' contains a space"),
+    ("feats_space", word(1, 0, "root") + "2\tw2\t_\tX\t_\tA=B| C=D\t1\tdep\t_\t_\n", 2,
+     "FEATS 'A=B| C=D' contains a space"),
+    ("deps_space", word(1, 0, "root") + "2\tw2\t_\tX\t_\t_\t1\tdep\t1:dep |0:root\t_\n", 2,
+     "DEPS '1:dep |0:root' contains a space"),
+    ("head_space", word(1, 0, "root") + word(2, "1 "), 2, "HEAD '1 ' contains a space"),
+    ("deprel_nbsp", word(1, 0, "root") + word(2, 1, "nsubj\u00a0pass"), 2,
+     "DEPREL 'nsubj\\xa0pass' contains whitespace (U+00A0)"),
+    ("empty_node_space", word(1, 0, "root") + "1.1\tw\t_\tX\t_\t_\t_\t_\t1:conj x\t_\n" + word(2, 1), 2,
+     "DEPS '1:conj x' contains a space"),
+    ("mwt_space", mwt(1, 2).replace("\t_\t_\t_\t_\t_\t_\t_\t_\n", "\t_\t_\t_\t_\t_\ta b\t_\t_\n") + word(1, 0, "root")
+     + word(2, 1), 1, "DEPREL 'a b' contains a space"),
 ]
 
 
@@ -286,6 +302,15 @@ def test_broken_utf8_anywhere_names_line_and_byte(tmp_path, data, line, byte, co
     p = write_bytes(tmp_path, data)
     with pytest.raises(ConlluError, match=rf"^{p}:{line}: invalid UTF-8 \(byte 0x{byte:02x} at byte column {col}\)"):
         read_conllu(p)
+
+
+def test_spaces_in_form_lemma_and_misc_are_accepted_and_refused_elsewhere_in_parser_input():
+    text = "1\tNew York\tNew York\tPROPN\t_\t_\t0\troot\t_\tNote=a b\n2\tb\tb\tX\t_\t_\t1\tdep\t_\t_\n\n"
+    s = parse_conllu(text)[0]
+    assert s.forms == ("New York", "b") and s.lemmas[0] == "New York" and s.words[0].misc == "Note=a b"
+    unparsed = text.replace("\t1\tdep\t", "\t_\tnsubj pass\t")  # parser input: heads unchecked, DEPREL still read
+    with pytest.raises(ConlluError, match="^mem:2: DEPREL 'nsubj pass' contains a space"):
+        parse_conllu(unparsed, file="mem", require_heads=False, check_trees=False)
 
 
 def test_multiword_tokens_and_empty_nodes_in_place_are_accepted():

@@ -40,6 +40,12 @@ _WORD_ID = re.compile(r"[0-9]+\Z")
 _RANGE_ID = re.compile(r"[0-9]+-[0-9]+\Z")
 _EMPTY_ID = re.compile(r"[0-9]+\.[0-9]+\Z")
 _INT = re.compile(r"-?[0-9]+\Z")
+_BLANK = re.compile(r"[^\S\t]")
+"""Whitespace other than the tab that separates the columns."""
+_WHITESPACE = re.compile(r"\s")
+SPACED_COLUMNS = frozenset({1, 2, 9})
+"""The columns (0-based: FORM, LEMMA, MISC) in which UD v2 allows spaces; no other column may
+hold whitespace (the UD validator refuses it: a space in DEPREL or FEATS is a broken value)."""
 
 
 class ConlluError(TsdslError):
@@ -442,6 +448,8 @@ def _parse_block(raw: list[str], start: int, block_start: int, body_end: int, en
         fields = content.split("\t")
         if len(fields) != 10:
             raise ConlluError(file, lineno, f"expected 10 tab-separated columns, found {len(fields)}")
+        if _BLANK.search(content) is not None:  # rare: most lines hold no whitespace but their tabs
+            _refuse_whitespace(fields, file, lineno)
         tid = fields[0]
         if _RANGE_ID.match(tid):
             a, b = map(int, tid.split("-"))
@@ -481,6 +489,18 @@ def _parse_block(raw: list[str], start: int, block_start: int, body_end: int, en
     return Sentence(tuple(raw[start:end]), tuple(words), tuple(index), file, block_start + 1)
 
 
+def _refuse_whitespace(fields: list[str], file: str, lineno: int) -> None:
+    """Raise ConlluError for the first column of a line that holds whitespace where CoNLL-U
+    allows none (every column but :data:`SPACED_COLUMNS`)."""
+    for c, value in enumerate(fields):
+        found = _WHITESPACE.search(value) if c not in SPACED_COLUMNS else None
+        if found is not None:
+            ch = found.group()
+            what = "a space" if ch == " " else f"whitespace (U+{ord(ch):04X})"
+            raise ConlluError(file, lineno, f"{_COLUMN_NAMES[c]} {value!r} contains {what}: CoNLL-U allows "
+                                            "spaces only in FORM, LEMMA and MISC")
+
+
 def _check_tree(words: list[Word], file: str, first_line: int, allow_multiple_roots: bool) -> None:
     n = len(words)
     heads = [w.head for w in words]
@@ -507,8 +527,9 @@ def _check_tree(words: list[Word], file: str, first_line: int, allow_multiple_ro
 
 
 def writable_label(label: str) -> bool:
-    """Whether a DEPREL value can be written in a CoNLL-U line (non-empty, no tab or newline)."""
-    return bool(label) and "\t" not in label and "\n" not in label and "\r" not in label
+    """Whether a DEPREL value can be written in a CoNLL-U line: non-empty, without whitespace
+    (a tab or a line break would break the line, a space is not allowed in DEPREL)."""
+    return bool(label) and _WHITESPACE.search(label) is None
 
 
 def sentence_text(sentences: Iterable[Sentence]) -> Iterable[str]:
