@@ -270,7 +270,7 @@ def test_cache_key_covers_the_included_shared_cython():
 
     gen = generate(load_system(ROOT / "systems" / "arc-eager.ts"))
     names = [name for name, _ in gen.includes]
-    # every shared .pxi of the package, once (a file left out would not reach the build)
+    # the full kernel: every shared .pxi of the package, once (a file left out would not reach the build)
     assert sorted(names) == sorted(p.name for p in (ROOT / "tsdsl" / "kernels").glob("*.pxi"))
     assert names[0] == "_runtime.pxi"
     edited = tuple((n, t + "\n# edited\n" if n == "_learn.pxi" else t) for n, t in gen.includes)

@@ -95,7 +95,7 @@ def trace_kernel(system):
     from ..kernels import compile_system
 
     try:
-        return compile_system(system, fallback=False)
+        return compile_system(system, fallback=False, profile="explore")
     except KernelBuildError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"tsdsl: warning: no compiled kernel ({reason}); tracing with the exact loss search in the "

@@ -4,23 +4,6 @@
 # classifier outputs (tsdsl.learn.outputs) arrive as int32 tables; sentences as int64
 # token tables (tsdsl.learn.tokens).  Everything on the per-step path runs without the GIL.
 
-cdef extern from "Python.h":
-    int _check_signals "PyErr_CheckSignals" ()  # no except clause: the caller clears and re-raises
-    void _clear_error "PyErr_Clear" ()
-
-
-cdef bint interrupted() noexcept nogil:
-    """Whether a signal handler raised (Ctrl-C: KeyboardInterrupt) since the last check.  The
-    sentence loops run without the GIL, where Python never runs its handlers: they call this
-    once per sentence, stop, free what they hold and raise KeyboardInterrupt (trial 32: a
-    wide beam was deaf to Ctrl-C for minutes)."""
-    with gil:
-        if _check_signals() != 0:
-            _clear_error()
-            return True
-        return False
-
-
 cdef int need_loss(int ol) except -1:
     """Training reads the costs of loss ol: a spec without an oracle block has none (it trains
     along derivations found by search, train_sequence), and a bad index would read past them."""

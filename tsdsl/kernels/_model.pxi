@@ -650,10 +650,6 @@ cdef inline double rng_unit(uint64_t* x) noexcept nogil:
     return (rng_next(x) >> 11) * (1.0 / 9007199254740992.0)
 
 
-cdef inline int step_limit(int n) noexcept nogil:
-    return 4 * (n + 2) * (n + 2) + 16
-
-
 cdef int grow(int** hist, int** hfeat, int* cap, int nf) noexcept nogil:
     """Double the beam's history arrays (nodes and feature rows share one capacity)."""
     cdef int c2 = 2 * cap[0]

@@ -1,8 +1,36 @@
 # ---- tsdsl kernel runtime: generic state, lists, paths and cycles ------------------
 # Included by every generated kernel; nothing here depends on a spec.
 
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport malloc, calloc, free, realloc
 from libc.string cimport memcpy, memset, memmove
+
+
+cdef extern from "Python.h":
+    int _check_signals "PyErr_CheckSignals" ()  # no except clause: the caller clears and re-raises
+    void _clear_error "PyErr_Clear" ()
+
+
+cdef bint interrupted() noexcept nogil:
+    """Whether a signal handler raised (Ctrl-C: KeyboardInterrupt) since the last check.  The
+    sentence loops run without the GIL, where Python never runs its handlers: they call this
+    once per sentence, stop, free what they hold and raise KeyboardInterrupt."""
+    with gil:
+        if _check_signals() != 0:
+            _clear_error()
+            return True
+        return False
+
+
+cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
+    z = (z ^ (z >> 30)) * <uint64_t>0xbf58476d1ce4e5b9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94d049bb133111ebULL
+    return z ^ (z >> 31)
+
+
+# The most actions any derivation of a sentence of n words may take (a loop guard for drivers and searches).
+cdef inline int step_limit(int n) noexcept nogil:
+    return 4 * (n + 2) * (n + 2) + 16
 
 
 cdef struct St:

@@ -634,3 +634,90 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
     if stop:
         raise KeyboardInterrupt()
     return T, overflow
+
+
+cdef int searched_plan(Search* w, int n, const int* heads, const int* blk, const int* order, long long budget,
+                       St* start, int first_a, int first_l, int* plan_a, int* plan_l, int* plan_len) noexcept nogil:
+    """Search a derivation of the gold tree from ``start`` after the action ``first_a`` with
+    label id ``first_l`` (first_a -1: from ``start`` itself); 1 found (then plan_a, plan_l
+    [0 .. plan_len) hold it, the first action included), 0 not, -2 out of memory."""
+    cdef St* f0 = search_frame(w, 0, n)
+    cdef int length = 0, r, k, j = 0
+    if f0 == NULL:
+        return -2
+    st_copy_into(f0, start)
+    if first_a >= 0:
+        apply_legal(f0, first_a, first_l)
+    r = derive_from(w, n, heads, blk, order, budget, &length, False)
+    if r != 1:
+        return -2 if r == -2 else 0
+    if first_a >= 0:
+        plan_a[0] = first_a
+        plan_l[0] = first_l
+        j = 1
+    for k in range(length):
+        plan_a[j + k] = w.path_a[k]
+        plan_l[j + k] = w.path_l[k]
+    plan_len[0] = j + length
+    return 1
+
+
+def free_actions(object gold_heads, object gold_labels, object prefix_, object try_order, long long budget,
+                 object out_, int gap=-1, bint bottom_up=False, int anchor=-1, object guide_lists=None,
+                 object guide_kinds=None):
+    """What :func:`train_searched` takes as free, for one gold tree and one configuration:
+    gold heads (int32, CoNLL-U numbering) and label ids (int32, or None: unlabeled), and the
+    configuration reached from the initial one by the action ids ``prefix_`` (int32; labeled
+    arcs take their gold label).  Writes into ``out_`` (int32, one per action): 1 the gold tree is still derivable
+    after it (its arc, if labeled, taking the gold label), 0 not or not found within ``budget``
+    configurations, -1 not legal (or the prefix stops being legal before).  gap ... guide_kinds:
+    the search's pruning and guided order, as :func:`derive` takes them."""
+    if UNBOUNDED or MULTI:
+        raise ValueError("the oracle by search needs a bounded, single-head action set")
+    cdef Py_ssize_t n = len(gold_heads), k, n_pre = len(prefix_)
+    cdef const int* heads = int32_data(gold_heads, "gold heads", n)
+    cdef const int* labels = NULL if gold_labels is None else int32_data(gold_labels, "gold labels", n)
+    cdef const int* prefix = int32_data(prefix_, "prefix", n_pre) if n_pre else NULL
+    cdef const int* order = NULL if try_order is None else int32_data(try_order, "action order", N_ACTIONS)
+    cdef int* res = int32_data(out_, "out", N_ACTIONS, True)
+    cdef int a, r, plan_len = 0
+    cdef int* blk = <int*>malloc(sizeof(int) * (3 * (n + 2) + 1))
+    cdef int* plan = <int*>malloc(sizeof(int) * 2 * (step_limit(<int>n) + 4))
+    cdef char* smem = <char*>malloc(st_size(<int>n))
+    cdef St s
+    cdef Search w
+    check_guide(guide_lists, guide_kinds)
+    for a in range(N_ACTIONS):
+        res[a] = -1
+    if not (blk and plan and smem) or search_alloc(&w, <int>n) < 0:
+        free(blk); free(plan); free(smem)
+        raise MemoryError()
+    if search_setup(&w, gap, bottom_up, anchor, guide_lists, guide_kinds) < 0:
+        search_free(&w)
+        free(blk); free(plan); free(smem)
+        raise MemoryError()
+    try:
+        if gold_fill(<int>n, heads, labels, blk) < 0:
+            raise ValueError("gold heads out of range")
+        search_gold(&w, <int>n, blk)
+        st_place_in(&s, <int>n, smem)
+        st_start(&s, <int>n)
+        for k in range(n_pre):
+            a = prefix[k]
+            if st_terminal(&s) or not 0 <= a < N_ACTIONS or not valid_nt(&s, a):
+                return
+            apply_legal(&s, a, gold_label(&s, a, blk + (n + 2)))
+        if st_terminal(&s):
+            return
+        for a in range(N_ACTIONS):
+            if not valid_nt(&s, a):
+                continue
+            r = searched_plan(&w, <int>n, heads, blk, order, budget, &s, a, gold_label(&s, a, blk + (n + 2)),
+                              plan, plan + step_limit(<int>n) + 4,
+                              &plan_len)
+            if r == -2:
+                raise MemoryError("the derivation search ran out of memory")
+            res[a] = r
+    finally:
+        search_free(&w)
+        free(blk); free(plan); free(smem)

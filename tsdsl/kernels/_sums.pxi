@@ -6,12 +6,6 @@
 # table plus this map.
 
 
-cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
-    z = (z ^ (z >> 30)) * <uint64_t>0xbf58476d1ce4e5b9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94d049bb133111ebULL
-    return z ^ (z >> 31)
-
-
 cdef struct Sums:
     # The averaged perceptron's running sums, kept only for the weights ever updated (a few
     # per cent of the dense table): an open-addressing map, linear probing, from a weight's

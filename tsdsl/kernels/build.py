@@ -35,6 +35,10 @@ from ..errors import KernelBuildError, UsageError
 from .codegen import GENERATOR_VERSION, Generated, generate
 
 COMPILE_FLAGS = ("-O3", "-g0")  # -g0: no debug info, half the compile time
+PROFILE_FLAGS = {"full": COMPILE_FLAGS, "explore": ("-O2", "-g0")}
+"""The C compiler's flags by kernel profile (tsdsl.kernels.codegen.PROFILES): parsing and
+training run at -O3; the checks' kernel, a third of the code, builds at -O2, which compiles
+faster than -O3 and runs the searches as fast (bench/build_time.py measures both)."""
 
 _LOADED: dict[str, object] = {}
 
@@ -87,11 +91,15 @@ def cache_key(gen: Generated) -> str:
     h = hashlib.sha256()
     included = (f"{name}\0{text}" for name, text in gen.includes)
     for part in (gen.source, *included, __version__, GENERATOR_VERSION, _cython_version(), sys.version,
-                 platform.machine(), sysconfig.get_config_var("EXT_SUFFIX") or "", " ".join(COMPILE_FLAGS),
+                 platform.machine(), sysconfig.get_config_var("EXT_SUFFIX") or "", " ".join(_flags(gen)),
                  os.environ.get("CC", "")):
         h.update(part.encode("utf-8"))
         h.update(b"\0")
     return h.hexdigest()[:32]
+
+
+def _flags(gen: Generated) -> tuple[str, ...]:
+    return PROFILE_FLAGS[gen.profile]
 
 
 def _compiler() -> Optional[str]:
@@ -143,7 +151,7 @@ def build(gen: Generated, cache_dir: Optional[Path] = None, *, force: bool = Fal
     try:
         pyx = tmp / f"{name}.pyx"
         gen.write(pyx)
-        proc = _run_build([sys.executable, "-c", _DRIVER, name, str(pyx), str(tmp), *COMPILE_FLAGS], tmp)
+        proc = _run_build([sys.executable, "-c", _DRIVER, name, str(pyx), str(tmp), *_flags(gen)], tmp)
         if proc.returncode != 0:
             kept = root / f"failed-{key}"
             shutil.rmtree(kept, ignore_errors=True)
@@ -154,7 +162,7 @@ def build(gen: Generated, cache_dir: Optional[Path] = None, *, force: bool = Fal
         shutil.rmtree(tmp / "build-temp", ignore_errors=True)
         (tmp / "kernel.json").write_text(json.dumps({
             "module": name, "tsdsl": __version__, "generator": GENERATOR_VERSION, "cython": _cython_version(),
-            "python": sys.version.split()[0], "flags": list(COMPILE_FLAGS), "digest": gen.digest,
+            "python": sys.version.split()[0], "flags": list(_flags(gen)), "profile": gen.profile, "digest": gen.digest,
         }, indent=2), encoding="utf-8")
         if force and final.exists():
             shutil.rmtree(final, ignore_errors=True)
@@ -263,8 +271,13 @@ def load_module(built: Built):
 
 
 def compile_system(spec: Union[str, Path, ir.System], *, overrides: Optional[dict] = None,
-                   cache_dir: Optional[Path] = None, fallback: bool = True, force: bool = False):
+                   cache_dir: Optional[Path] = None, fallback: bool = True, force: bool = False,
+                   profile: str = "full"):
     """The compiled form of a spec (a path or a loaded system), built or taken from the cache.
+
+    ``profile="explore"`` asks for a kernel that only runs the checks (exploration, the
+    derivation and exact-loss searches: no learner, no batch API), which builds in a fraction
+    of the time; where the cache already holds the spec's full kernel, that one is used.
 
     Returns a :class:`~tsdsl.kernels.compiled.CompiledSystem`; where the kernel cannot be
     built (no C compiler, or one that fails) and ``fallback`` is true, warns with the reason
@@ -276,7 +289,12 @@ def compile_system(spec: Union[str, Path, ir.System], *, overrides: Optional[dic
     from .compiled import CompiledSystem
 
     system = spec if isinstance(spec, ir.System) else load_system(spec, overrides)
-    gen = generate(system)
+    gen = generate(system, profile)
+    if profile != "full" and not force:
+        full = generate(system)
+        if _find((absolute_dir(cache_dir) if cache_dir is not None else kernel_cache_dir()) / cache_key(full),
+                 f"tsdsl_kernel_{cache_key(full)}") is not None:
+            gen = full  # a full kernel serves the checks too, and is already built
     try:
         built = build(gen, cache_dir, force=force)
     except KernelBuildError as exc:

@@ -34,20 +34,58 @@ from .emit_view import StructView
 
 GENERATOR_VERSION = "2"
 
-__all__ = ["GENERATOR_VERSION", "Generated", "KernelGen", "comment", "generate"]
+__all__ = ["GENERATOR_VERSION", "PROFILES", "Generated", "KernelGen", "comment", "generate", "profile_includes"]
 
 
 INCLUDES = ("_runtime.pxi", "_api.pxi", "_batch.pxi", "_learn.pxi", "_model.pxi", "_rows.pxi", "_groups.pxi",
             "_few.pxi", "_detours.pxi", "_chains.pxi", "_sums.pxi", "_beam.pxi", "_bind.pxi", "_greedy.pxi",
             "_instances.pxi", "_inst_drivers.pxi", "_search.pxi", "_searched.pxi", "_loss.pxi", "_multi.pxi",
-            "_explore.pxi", "_probe.pxi")
+            "_multi_parse.pxi", "_explore.pxi", "_probe.pxi")
 """Shared Cython, the same for every spec, that generated kernels ``include``."""
 
+_TAIL = {
+    # what a kernel includes after its generated code, by profile (each with its comment); the
+    # files these include in turn (_learn.pxi's) come with them
+    "full": (("_api.pxi", "the Python-facing API and batch operations"),
+             ("_batch.pxi", "a batch of configurations for neural parsers"),
+             ("_learn.pxi", "features, scoring, perceptron, greedy and beam search"),
+             ("_search.pxi", "the static oracle by search"),
+             ("_searched.pxi", "greedy training with the search as the oracle"),
+             ("_loss.pxi", "the exact loss search"),
+             ("_multi.pxi", "multihead systems: search on gold graphs"),
+             ("_multi_parse.pxi", "multihead systems: parsing to graphs"),
+             ("_explore.pxi", "exhaustive exploration for the verifier")),
+    "explore": (("_api.pxi", "the Python-facing API and batch operations"),
+                ("_search.pxi", "the static oracle by search"),
+                ("_loss.pxi", "the exact loss search"),
+                ("_multi.pxi", "multihead systems: search on gold graphs"),
+                ("_explore.pxi", "exhaustive exploration for the verifier")),
+}
+PROFILES = tuple(_TAIL)
+"""What a kernel is built for.  ``full``: everything, learning and parsing included (``tsdsl
+train``, ``parse``, the batch API); ``explore``: what the checks run (exhaustive exploration,
+the derivation and exact-loss searches: ``verify``, ``coverage``, ``check-oracle``, ``trace
+--gold``), about a third of the code, so that a new spec's first check waits for a much shorter
+build.  A full kernel serves every use; see :func:`tsdsl.kernels.build.compile_system`."""
 
-def include_files() -> tuple[tuple[str, str], ...]:
-    """The shared Cython files and their text (installed as package data)."""
+_NESTED = {"_learn.pxi": ("_model.pxi", "_rows.pxi", "_groups.pxi", "_few.pxi", "_detours.pxi", "_chains.pxi",
+                          "_sums.pxi", "_beam.pxi", "_bind.pxi", "_greedy.pxi", "_instances.pxi",
+                          "_inst_drivers.pxi", "_probe.pxi")}
+
+
+def profile_includes(profile: str = "full") -> tuple[str, ...]:
+    """The shared files a kernel of ``profile`` includes, directly or through another."""
+    if profile not in _TAIL:
+        raise ValueError(f"unknown kernel profile {profile!r} (known: {', '.join(PROFILES)})")
+    direct = ["_runtime.pxi", *(name for name, _ in _TAIL[profile])]
+    return tuple(name for name in INCLUDES if name in direct or any(name in _NESTED.get(d, ()) for d in direct))
+
+
+def include_files(profile: str = "full") -> tuple[tuple[str, str], ...]:
+    """The shared Cython files a kernel of ``profile`` includes, and their text (installed as
+    package data)."""
     root = resources.files("tsdsl.kernels")
-    return tuple((name, root.joinpath(name).read_text("utf-8")) for name in INCLUDES)
+    return tuple((name, root.joinpath(name).read_text("utf-8")) for name in profile_includes(profile))
 
 
 @dataclass(frozen=True)
@@ -62,6 +100,7 @@ class Generated:
     unit_keys: tuple[str, ...] = ()  # capacity-inf systems: the family of each unit, by name
     includes: tuple[tuple[str, str], ...] = ()  # (file name, text) of the shared Cython it includes
     label: str = "a kernel"  # what it is, for messages ("the compiled kernel of arc_eager")
+    profile: str = "full"  # what it is built for (see PROFILES)
 
     def write(self, pyx: Path) -> None:
         """Write the source to ``pyx`` and its included files next to it (atomically each)."""
@@ -78,8 +117,10 @@ class Generated:
 class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
     """Generates the kernel source of one system (see module docstring)."""
 
-    def __init__(self, system: ir.System):
+    def __init__(self, system: ir.System, profile: str = "full"):
+        profile_includes(profile)  # a known profile
         self.sys = system
+        self.profile = profile
         # capacity inf: the families' templates stand for the actions (see ``_units``)
         self.actions = tuple(f.template for f in system.families) if system.unbounded else system.actions
         self.list_index = {d.name: k for k, d in enumerate(system.lists)}
@@ -176,16 +217,10 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
         self.emit()
         for line in fast_opass(self):  # the unlabeled oracle pass on records, where it applies
             self.emit(line)
-        self.emit('include "_api.pxi"  # the Python-facing API and batch operations')
-        self.emit('include "_batch.pxi"  # a batch of configurations for neural parsers')
-        self.emit('include "_learn.pxi"  # features, scoring, perceptron, greedy and beam search')
-        self.emit('include "_search.pxi"  # the static oracle by search')
-        self.emit('include "_searched.pxi"  # greedy training with the search as the oracle')
-        self.emit('include "_loss.pxi"  # the exact loss search')
-        self.emit('include "_multi.pxi"  # multihead systems: search on gold graphs, parsing to graphs')
-        self.emit('include "_explore.pxi"  # exhaustive exploration for the verifier')
+        for name, what in _TAIL[self.profile]:
+            self.emit(f'include "{name}"  # {what}')
         source = "\n".join(self.out).rstrip() + "\n"
-        includes = include_files()
+        includes = include_files(self.profile)
         digest = hashlib.sha256("\0".join([source, *(t for _, t in includes)]).encode("utf-8")).hexdigest()
         return Generated(
             source=source, digest=digest, includes=includes,
@@ -194,6 +229,7 @@ class KernelGen(StateEmitter, ActionEmitter, CostEmitter):
             incremental=tuple(self._is_incremental(k) for k in range(len(self.losses))),
             unit_keys=tuple(fam.template.name for _, fam in self.units) if s.unbounded else (),
             label=f"the compiled kernel of {s.name}",
+            profile=self.profile,
         )
 
     def expr(self, names: dict[str, str]) -> CExpr:
@@ -205,6 +241,6 @@ def _is_hex(text: str) -> bool:
     return bool(text) and all(c in "0123456789abcdef" for c in text.lower())
 
 
-def generate(system: ir.System) -> Generated:
-    """The kernel source for ``system`` (see :class:`KernelGen`)."""
-    return KernelGen(system).generate()
+def generate(system: ir.System, profile: str = "full") -> Generated:
+    """The kernel source for ``system``, built for ``profile`` (see :data:`PROFILES`)."""
+    return KernelGen(system, profile).generate()
