@@ -1,5 +1,6 @@
-"""Which packaged feature file suits a system: chosen by the shape of its lists and actions
-(``tsdsl train`` without ``--features``; see docs/features.md)."""
+"""Which packaged feature file suits a system: chosen by the shape of its lists and actions.
+``tsdsl train`` without ``--features`` trains with it, plus templates for any list position
+the actions reach that it does not read (:mod:`tsdsl.learn.feature_reach`; docs/features.md)."""
 
 from __future__ import annotations
 

@@ -37,7 +37,8 @@ from ..treebank.conllu import Sentence, read_conllu
 from ..errors import UsageError
 from ..files import check_input
 from ..treebank.evaluate import universal_label
-from .features import default_features, load_features
+from .features import FeatureSet, load_features
+from .feature_reach import default_feature_set, unread_text
 from ..kernels import compile_system
 from ..treebank.projectivize import LIFT_MARK, lift
 from ..treebank.trees import is_projective
@@ -391,6 +392,22 @@ def choose_oracle(kernel, batch, options: "TrainOptions", where: Optional[str] =
                      "(or auto), or --force-oracle to use it anyway")
 
 
+def _features(given: Optional[str], system, user_spec: str, progress: Optional[TextIO]) -> FeatureSet:
+    """The feature set to train with: the file given with ``--features``, or the default set
+    (:func:`default_feature_set`).  A given file that reads none of some position the
+    actions bind or attach gets one line on stderr naming those positions: the model would
+    decide those actions without any feature of the words they attach."""
+    if not given:
+        return default_feature_set(system)
+    features = load_features(given, system)
+    unread = unread_text(features, system)
+    if unread:
+        (progress or sys.stderr).write(
+            f"warning: {given}: no template reads {unread}, which the actions of {user_spec} bind or attach "
+            "(the default features add templates for them; see docs/features.md)\n")
+    return features
+
+
 def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, options: TrainOptions,
           *, progress: Optional[TextIO] = sys.stderr) -> TrainResult:
     """Train a parser for ``spec`` and write its model directory (see tsdsl.learn.model)."""
@@ -436,7 +453,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         progress.write(derived.note + "\n")
     if options.loss is not None and not system.oracles:
         raise UsageError(no_loss_message(user_spec, options.loss, system.multihead))
-    features = load_features(options.features or default_features(system), system)
+    features = _features(options.features, system, user_spec, progress)
     # the data is read and checked before the kernel is built (the first build of a spec
     # takes tens of seconds): a mistake in a file is reported at once
     if system.multihead:   # DAG systems train on enhanced graphs (the DEPS column)
