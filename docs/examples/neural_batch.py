@@ -13,7 +13,9 @@ open end of every list, from ``lists()``, and their leftmost and rightmost depen
 ``heads()``: no spec-specific feature), scores every (action, label) pair with a one-hidden-layer
 MLP over word and UPOS embeddings, and learns from the dynamic oracle's labeled costs
 (``costs()``, shape [B, A, L]): the loss is minus the log of the probability mass the model
-puts on the optimal legal outputs (those of least cost).  From the second epoch on the parser
+puts on the optimal legal outputs, those of least cost (``best_outputs()``: never an illegal
+output; where no output costs 0, a training tree the spec cannot build, they are the outputs
+that lose least, and the epoch line counts those steps).  From the second epoch on the parser
 follows its own prediction (exploration, as Goldberg & Nivre 2012 train with a dynamic oracle),
 so it learns from its own mistakes.  Dev UAS/LAS are measured by parsing through the same API
 without gold trees; the words the spec attaches at the end (Covington's ``attach headless to
@@ -43,7 +45,6 @@ from pathlib import Path
 import numpy as np
 
 from tsdsl.kernels import compile_system
-from tsdsl.kernels.compiled import ILLEGAL
 from tsdsl.treebank.conllu import read_conllu
 
 HERE = Path(__file__).resolve().parent
@@ -159,9 +160,10 @@ def output_mask(batch):
 
 
 def run_epoch(ks, model, vocab, sentences, tb, rng, B, explore):
-    """One pass over the training sentences in batches of B; returns (mean loss, steps)."""
+    """One pass over the training sentences in batches of B; returns (mean loss, steps, steps
+    at which no legal output cost 0)."""
     order = rng.permutation(len(sentences))
-    total, steps = 0.0, 0
+    total, steps, unfree = 0.0, 0, 0
     for start in range(0, len(order), B):
         idx = order[start:start + B]
         batch = ks.batch(tb, select=idx)
@@ -170,15 +172,15 @@ def run_epoch(ks, model, vocab, sentences, tb, rng, B, explore):
         keep = output_mask(batch)
         while not batch.done:
             live = ~batch.is_terminal()
-            costs = batch.costs().reshape(len(idx), -1)  # [B, A * L]
-            legal = (costs != ILLEGAL) & keep
+            best = batch.best_outputs()  # the least-cost legal outputs, [B, A, L]
+            legal = np.repeat(batch.legal_mask().astype(bool), L, axis=1) & keep
             stuck = live & ~legal.any(axis=1)
             if stuck.any():
                 raise SystemExit(f"neural_batch.py: {ks.system.name}: a configuration reached a dead end (no legal "
                                  f"action, not terminal); this example needs a spec whose oracle's least-cost "
                                  f"actions, and the model's choices, never lead into one")
-            best = np.where(legal, costs, np.iinfo(np.int32).max).min(axis=1, keepdims=True)
-            optimal = legal & (costs == best)
+            optimal = best.mask.reshape(len(idx), -1) & keep
+            unfree += int((live & ~best.free).sum())
             scores, cache = model.forward(*slot_features(batch, toks))
             scores = np.where(legal, scores, -1e9)
             p = np.exp(scores - scores.max(axis=1, keepdims=True))
@@ -194,7 +196,7 @@ def run_epoch(ks, model, vocab, sentences, tb, rng, B, explore):
                 follow = np.where(rng.random(len(idx)) < 0.9, scores.argmax(axis=1), follow)
             act = np.where(live, follow // L, -1)
             batch.apply(act, np.where(live, follow % L, -1))
-    return total / max(steps, 1), steps
+    return total / max(steps, 1), steps, unfree
 
 
 def parse(ks, model, vocab, sentences, B, n_labels, root_label):
@@ -266,8 +268,8 @@ def main(argv=None) -> None:
     tb = ks.pack([list(s.heads) for s in train], [[vocab.label_id[l] for l in s.deprels] for s in train], L)
     model = MLP(len(vocab.words) + 3, len(vocab.tags) + 3, n_slots(ks), ks.n_actions * L, rng)
     for epoch in range(args.epochs):
-        loss, steps = run_epoch(ks, model, vocab, train, tb, rng, args.batch, explore=epoch > 0)
-        print(f"epoch {epoch + 1}: {steps} steps, loss {loss:.3f}")
+        loss, steps, unfree = run_epoch(ks, model, vocab, train, tb, rng, args.batch, explore=epoch > 0)
+        print(f"epoch {epoch + 1}: {steps} steps, loss {loss:.3f}, {unfree} with no output of cost 0")
     heads, labels = parse(ks, model, vocab, dev, args.batch, L, root_label)
     gold_h = np.array([h for s in dev for h in s.heads])
     gold_l = np.array([vocab.label_id.get(l, -1) for s in dev for l in s.deprels])

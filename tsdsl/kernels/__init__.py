@@ -3,7 +3,7 @@
 from .build import compile_system, kernel_cache_dir
 
 _LAZY = {"ILLEGAL": "compiled", "CompiledSystem": "compiled", "OraclePass": "compiled", "Treebank": "compiled",
-         "StateBatch": "batch"}
+         "StateBatch": "batch", "BestOutputs": "batch", "NoFreeOutput": "batch"}
 
 
 def __getattr__(name: str):

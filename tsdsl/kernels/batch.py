@@ -7,6 +7,9 @@ whole batch in one Cython loop without the GIL and reads or writes numpy arrays:
 
 - ``legal_mask()`` -> uint8 ``[B, A]``; ``is_terminal()`` -> bool ``[B]``;
 - ``costs()`` -> int32 ``[B, A, L]`` (labeled) or ``[B, A]`` under the gold trees;
+- ``best_outputs()`` -> :class:`BestOutputs`: the legal outputs of least cost and whether that
+  cost is 0; ``free_outputs()`` -> bool mask of the legal outputs that cost 0, or
+  :class:`NoFreeOutput` when a configuration has none (never a silent pick of action 0);
 - ``apply(actions[B], labels[B])`` with integer action and label ids (-1: leave that
   configuration alone, e.g. a finished one);
 - views of the configurations, copied once into arrays the caller may provide: ``lists()``
@@ -21,7 +24,7 @@ Tokens are in CoNLL-U numbering (words 1..n, the root 0) in every view.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -60,6 +63,43 @@ def _ids(values, size: int, what: str) -> np.ndarray:
             raise UsageError(f"{what}: ids out of the int32 range")
         arr = arr.astype(np.int32)
     return np.ascontiguousarray(arr)
+
+
+class BestOutputs(NamedTuple):
+    """What :meth:`StateBatch.best_outputs` returns: per configuration, the legal outputs of
+    least cost.
+
+    Attributes:
+        mask: bool, the shape of the costs (``[B, A, L]`` labeled, ``[B, A]`` unlabeled): True
+            at the legal outputs whose cost is the least legal cost of their configuration.
+            An illegal output is never True; a row is all False only where no output is
+            legal (a terminal configuration, or a dead end).
+        cost: int32 ``[B]``: that least cost; -1 where no output is legal.
+        free: bool ``[B]``: whether the least cost is 0, i.e. some legal output loses no
+            gold arc.  False where every legal output costs more: the gold tree cannot be
+            reached any more (non-projective gold under a projective system, or an earlier
+            mistake), and the mask holds the outputs that lose least.
+    """
+
+    mask: np.ndarray
+    cost: np.ndarray
+    free: np.ndarray
+
+
+class NoFreeOutput(ValueError):
+    """:meth:`StateBatch.free_outputs`: some configuration that is not terminal has no legal
+    output of cost 0.  ``rows`` lists them (int array); ``best`` is the
+    :class:`BestOutputs` of the whole batch, whose mask holds their least-cost outputs."""
+
+    def __init__(self, rows: np.ndarray, best: BestOutputs):
+        self.rows, self.best = rows, best
+        shown = ", ".join(str(int(r)) for r in rows[:5]) + (", ..." if len(rows) > 5 else "")
+        dead = int((best.cost[rows] < 0).sum())
+        why = (f"{dead} of them ha{'s' if dead == 1 else 've'} no legal output (a dead end); " if dead else "")
+        super().__init__(
+            f"configuration{'s' if len(rows) > 1 else ''} {shown}: no legal output costs 0 ({why}the gold "
+            "tree cannot be reached any more, e.g. non-projective gold under a projective system); "
+            "best_outputs() gives the least-cost outputs and a per-configuration flag")
 
 
 class StateBatch:
@@ -146,6 +186,45 @@ class StateBatch:
         out = _out(out, shape, np.int32, "costs out")
         self._k.costs(ol, out, bool(labeled))
         return out
+
+    def best_outputs(self, *, labeled: Optional[bool] = None, oracle: Optional[str] = None,
+                     loss: Optional[str] = None) -> BestOutputs:
+        """The legal outputs of least cost of every configuration (:class:`BestOutputs`), with
+        the costs of :meth:`costs` (same arguments).  Illegal outputs never count: a row's
+        least cost is taken over its legal outputs only, so neither ILLEGAL (-10^9) nor an
+        illegal output's slot can be picked.  ``free[b]`` says whether that cost is 0.
+
+        Outputs are (action, label) pairs when labeled: an action that builds no labeled arc
+        costs the same under every label, so it is marked under every label (one output,
+        whatever label ``apply`` is given)."""
+        costs = self.costs(labeled=labeled, oracle=oracle, loss=loss)
+        legal = self.legal_mask().astype(np.bool_)
+        if costs.ndim == 3:
+            legal = np.repeat(legal[:, :, None], costs.shape[2], axis=2)
+        flat_costs, flat_legal = costs.reshape(self.size, -1), legal.reshape(self.size, -1)
+        any_legal = flat_legal.any(axis=1) if flat_legal.shape[1] else np.zeros(self.size, dtype=np.bool_)
+        big = np.iinfo(np.int32).max
+        least = np.where(flat_legal, flat_costs, big).min(axis=1, initial=big)
+        mask = (flat_legal & (flat_costs == least[:, None])).reshape(costs.shape)
+        cost = np.where(any_legal, least, -1).astype(np.int32)
+        return BestOutputs(mask, cost, cost == 0)
+
+    def free_outputs(self, *, labeled: Optional[bool] = None, oracle: Optional[str] = None,
+                     loss: Optional[str] = None) -> np.ndarray:
+        """bool mask, the shape of :meth:`costs` (same arguments): True at the legal outputs
+        that cost 0 (follow any of them and the gold loss stays what it is).  A terminal
+        configuration's row is all False.
+
+        Raises:
+            NoFreeOutput: some configuration that is not terminal has no legal output of cost
+                0 (its ``rows`` name them); take the least-cost outputs from
+                :meth:`best_outputs` there.
+        """
+        best = self.best_outputs(labeled=labeled, oracle=oracle, loss=loss)
+        stuck = np.flatnonzero(~best.free & ~self.is_terminal())
+        if len(stuck):
+            raise NoFreeOutput(stuck, best)
+        return best.mask
 
     def loss(self, out: Optional[np.ndarray] = None, *, oracle: Optional[str] = None,
              loss: Optional[str] = None) -> np.ndarray:
