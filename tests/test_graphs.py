@@ -102,7 +102,6 @@ def test_chained_empty_nodes_collapse():
     ("2:root", "root on head 0 and on no other"),
     ("2:obj:", "malformed (an empty part"),
     ("2::obj", "malformed (an empty part"),
-    ("2:obj x", "white space"),
     ("3:obj", "3 is its own head"),
 ])
 def test_malformed_deps_name_file_and_line(deps, message):
@@ -112,6 +111,14 @@ def test_malformed_deps_name_file_and_line(deps, message):
         with pytest.raises(ConlluError) as err:
             read(s)
         assert str(err.value).startswith("in.conllu:4: ") and message in str(err.value)
+
+
+def test_deps_with_white_space_are_refused_when_read():
+    """The reader refuses a space in DEPS (CoNLL-U allows none there) with the file and line,
+    before any graph is built."""
+    with pytest.raises(ConlluError) as err:
+        parse_conllu(GAPPING.replace("2:obj", "2:obj x"), file="in.conllu")
+    assert str(err.value).startswith("in.conllu:4: ") and "DEPS '2:obj x' contains a space" in str(err.value)
 
 
 def test_deps_items_in_any_order_are_read():
