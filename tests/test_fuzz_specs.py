@@ -16,17 +16,22 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from strategies import mutated_specs, spec_texts, spec_token_soup
-from tsdsl.lang import check_spec
+from tsdsl.lang import check_spec, load_system_text
 from tsdsl.errors import Diagnostic, SpecError
 from tsdsl.lang.parse import parse_spec
 
 CODE = re.compile(r"^TS\d{3}$")
 
 
-def parse_and_check(text: str) -> None:
-    """Parse and check ``text``; a SpecError must carry well-formed, located diagnostics."""
+def parse_and_check(text: str, recovering: bool = False) -> None:
+    """Parse and check ``text``; a SpecError must carry well-formed, located diagnostics.
+    ``recovering``: through load_system_text, which checks the rest of a file past its syntax
+    errors."""
     try:
-        check_spec(parse_spec(text, "fuzz.ts"))
+        if recovering:
+            load_system_text(text, "fuzz.ts")
+        else:
+            check_spec(parse_spec(text, "fuzz.ts"))
     except SpecError as exc:
         assert exc.diagnostics
         for d in exc.diagnostics:
@@ -80,3 +85,12 @@ def test_grammar_derived_specs_only_raise_spec_errors(text):
 @given(mutated_specs())
 def test_mutated_systems_only_raise_spec_errors(text):
     parse_and_check(text)
+
+
+@example(DEEP_PARENS)
+@example(DEEP_NOTS)
+@example(UNLATIN_ESCAPE)
+@example("system x\n" + "A : (σ, β) (σ, β)\n" * 5000)  # a syntax error on every line: the parse stops
+@given(st.one_of(mutated_specs(), spec_token_soup(), spec_texts()))
+def test_checking_past_syntax_errors_only_raises_spec_errors(text):
+    parse_and_check(text, recovering=True)

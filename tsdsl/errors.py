@@ -90,10 +90,12 @@ class TsdslError(Exception):
 
 
 class SpecError(TsdslError):
-    """A spec file is wrong; carries every diagnostic found."""
+    """A spec file is wrong; carries every diagnostic found, and a ``note`` (printed last,
+    after ``note:``) on what the diagnostics rest on, such as semantic checks not run."""
 
-    def __init__(self, diagnostics: Sequence[Diagnostic]):
+    def __init__(self, diagnostics: Sequence[Diagnostic], note: str = ""):
         self.diagnostics = tuple(sorted(diagnostics, key=_diag_order))
+        self.note = note
         super().__init__(self.render())
 
     def render(self) -> str:
@@ -104,6 +106,8 @@ class SpecError(TsdslError):
             parts.append(f"... and {hidden} more")
         if len(self.diagnostics) > 1:
             parts.append(f"{len(self.diagnostics)} errors")
+        if self.note:
+            parts.append(f"note: {self.note}")
         return "\n".join(parts)
 
     @property

@@ -2,7 +2,9 @@
 
 The path a spec takes, one module a step:
 
-- :mod:`.parse` (the only user of Lark) turns text into the syntax tree of :mod:`.syntax`;
+- :mod:`.parse` (the only user of Lark) turns text into the syntax tree of :mod:`.syntax`,
+  skipping each statement with a syntax error; :mod:`.recover` says which lines that is and
+  whether the rest can be checked without it;
 - :mod:`.chain` loads the `extends` chain and merges its statements;
 - :mod:`.lower` lowers the merged spec through the shared :mod:`.context`: guards and terms
   (:mod:`.guards`), patterns (:mod:`.patterns`), rewrite rules (:mod:`.rules`) or

@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import Optional
 
 from .. import ir
-from ..errors import Diagnostic, DiagnosticSink, SpecSemanticError, SpecSyntaxError, Span, source_line
+from ..errors import Diagnostic, DiagnosticSink, SpecSemanticError, SpecSyntaxError, Span, UsageError, source_line
 from . import syntax as S
 from . import codes
 from .chain import did_you_mean, is_file, load_chain, merge, packaged_namesake, packaged_root, resolve_extends
 from .context import Context
 from .lower import lower_system
-from .parse import parse_file, parse_spec
+from .parse import MAX_SYNTAX_ERRORS, ParseResult, parse_spec_recovering, read_spec_text
+from .recover import Skipped, blocking, knock_on
 
 
 def load_system(path: str | Path, overrides: Optional[dict[str, int | None]] = None) -> ir.System:
@@ -42,7 +43,7 @@ def load_system(path: str | Path, overrides: Optional[dict[str, int | None]] = N
             if hint:  # a mistyped name or path: say what it probably meant
                 raise SpecSyntaxError([Diagnostic(codes.UNREADABLE, "no such spec file or packaged system" + hint,
                                                   Span(str(path), 0, 0))])
-    return check_spec(parse_file(p), overrides)
+    return _check_text(read_spec_text(p), str(p), overrides)
 
 
 def packaged_systems(readings: bool = False) -> list[tuple[str, Path]]:
@@ -57,7 +58,57 @@ def packaged_systems(readings: bool = False) -> list[tuple[str, Path]]:
 
 def load_system_text(text: str, file: str = "<string>", overrides=None) -> ir.System:
     """Like :func:`load_system` for spec text held in memory."""
-    return check_spec(parse_spec(text, file), overrides)
+    return _check_text(text, file, overrides)
+
+
+def _check_text(text: str, file: str, overrides) -> ir.System:
+    """Parse and check spec text.  With syntax errors, the statements without one are still
+    checked where they can be (:mod:`.recover`), and one SpecSyntaxError reports both."""
+    result = parse_spec_recovering(text, file)
+    if result.errors:
+        raise _syntax_report(result, overrides)
+    try:
+        return check_spec(result.spec, overrides)
+    except SpecSyntaxError as exc:  # an extended file's syntax errors
+        if exc.note or not any(d.code in (codes.SYNTAX, codes.TOO_DEEP) for d in exc.diagnostics):
+            raise
+        fix = "fix the syntax error" if len(exc.diagnostics) == 1 else "fix the syntax errors"
+        raise SpecSyntaxError(exc.diagnostics, f"semantic checks were not run: {fix} and check again") from None
+
+
+def _syntax_report(result: ParseResult, overrides) -> SpecSyntaxError:
+    """The syntax errors of ``result`` with the semantic errors of the rest of the file, when
+    it can be checked without the skipped statements (leaving out those that may only follow
+    from a skipped statement being missing); the note says which of the two it is."""
+    errors = list(result.errors)
+    fix = "fix the syntax error and check again" if len(errors) == 1 else "fix the syntax errors and check again"
+    if result.spec is None:
+        stopped = f" (the parse stopped after {len(errors)} syntax errors)" if len(errors) >= MAX_SYNTAX_ERRORS else ""
+        return SpecSyntaxError(errors, f"semantic checks were not run{stopped}: {fix}")
+    block = blocking(list(result.skipped), result.spec)
+    if block is not None:
+        return SpecSyntaxError(errors, f"semantic checks were not run: {_why_blocked(block)}; {fix}")
+    try:
+        check_spec(result.spec, overrides)
+    except SpecSemanticError as exc:
+        errors += [d for d in exc.diagnostics if not knock_on(d, list(result.skipped))]
+    except SpecSyntaxError as exc:  # an extended file's syntax errors: nothing could be checked
+        return SpecSyntaxError(errors + list(exc.diagnostics), f"semantic checks were not run: {fix}")
+    except UsageError:  # a bad --set is reported once the spec parses
+        pass
+    skipped = ("the statement with a syntax error was skipped and the rest of the file checked without it"
+               if len(result.skipped) == 1 else
+               "the statements with syntax errors were skipped and the rest of the file checked without them")
+    return SpecSyntaxError(errors, skipped)
+
+
+def _why_blocked(s: Skipped) -> str:
+    """Why the rest of a file is not checked without the skipped statement ``s``."""
+    if s.kind == "unknown":
+        return f"line {s.line} does not show which statement it is, and the rest may depend on it"
+    if s.kind == "transition":
+        return f"without the transition on line {s.line}, the file would be read in the other style"
+    return f"the `{s.kind}` statement on line {s.line} may declare what the rest of the file depends on"
 
 
 def check_spec(spec: S.Spec, overrides: Optional[dict[str, int | None]] = None) -> ir.System:

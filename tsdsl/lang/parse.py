@@ -3,12 +3,15 @@
 Syntax errors become :class:`SpecSyntaxError` with ``file:line:col``, the
 source line, a caret, the expected tokens by their user-facing names and, where
 one of the known mistakes in :data:`SPEC_ERRORS` matches, a plain-words label.
+The parse goes on past a syntax error (:func:`parse_spec_recovering`): the statement
+that holds it is skipped (:mod:`.recover`), so each bad statement is reported.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -18,6 +21,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from . import codes
 from . import syntax as S
 from .hints import continuation_hint, keyword_hint
+from .recover import Skipped, blank_lines, classify, statement_lines
 from ..errors import Diagnostic, Span, SpecSyntaxError, source_line
 
 # Known mistakes: a label and malformed snippets that produce it.  The parser
@@ -107,17 +111,63 @@ def parse_spec(text: str, file: str = "<spec>") -> S.Spec:
     """Parse spec ``text`` (from ``file``) into an AST.
 
     Raises:
-        SpecSyntaxError: the text does not follow the grammar.
+        SpecSyntaxError: the text does not follow the grammar (every statement with a syntax
+            error is reported, as :func:`parse_spec_recovering` finds them).
     """
+    result = parse_spec_recovering(text, file)
+    if result.errors:
+        raise SpecSyntaxError(result.errors)
+    return result.spec
+
+
+MAX_SYNTAX_ERRORS = 20
+"""The most syntax errors one parse reports (as many as a report shows) before it stops."""
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """A parse that went on past its syntax errors: the AST of the statements without one
+    (``None`` when the parse could not go on: an error in the ``system`` line, or more than
+    :data:`MAX_SYNTAX_ERRORS`), the syntax errors, and each skipped statement."""
+
+    spec: Optional[S.Spec]
+    errors: tuple[Diagnostic, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def parse_spec_recovering(text: str, file: str = "<spec>") -> ParseResult:
+    """Parse spec ``text``, reporting each statement with a syntax error and parsing the
+    rest without it: the statement's lines are blanked (every other line and column stays
+    where it was) and the text parsed again, until it parses.  The AST keeps the text as
+    written, so later diagnostics show its lines."""
     # Windows editors save UTF-8 with a byte-order mark: it is not part of the spec, and it
     # precedes line 1 column 1, so dropping it keeps every line and column right
     text = text.removeprefix("\ufeff")
     if not text.endswith("\n"):
         text += "\n"
-    try:
-        tree = _parser().parse(text)
-    except UnexpectedInput as exc:
-        raise SpecSyntaxError([_syntax_diagnostic(exc, text, file)]) from None
+    work, errors, skipped = text, [], []
+    while True:
+        try:
+            return ParseResult(_parse_whole(work, text, file), tuple(errors), tuple(skipped))
+        except UnexpectedInput as exc:
+            errors.append(_syntax_diagnostic(exc, work, file))
+        except SpecSyntaxError as exc:  # too deep, or a bad escape: located in one statement
+            errors.extend(exc.diagnostics)
+        lines = statement_lines(work, errors[-1].span.line)
+        if lines is None or len(errors) >= MAX_SYNTAX_ERRORS:
+            return ParseResult(None, tuple(errors), tuple(skipped))
+        skipped.append(classify(work, lines[0]))
+        work = blank_lines(work, *lines)
+
+
+def _parse_whole(work: str, text: str, file: str) -> S.Spec:
+    """The AST of ``work`` (``text`` with skipped statements blanked), keeping ``text``.
+
+    Raises:
+        UnexpectedInput: a syntax error.
+        SpecSyntaxError: nesting too deep, or a bad escape in a string.
+    """
+    tree = _parser().parse(work)
     _check_nesting(tree, text, file)
     try:
         return _ToAST(file, text).transform(tree)
@@ -152,6 +202,15 @@ def _check_nesting(tree: Tree, text: str, file: str) -> None:
 
 def parse_file(path: str | Path) -> S.Spec:
     """Read and parse a spec file; an unreadable file is a SpecSyntaxError too."""
+    return parse_spec(read_spec_text(path), str(Path(path)))
+
+
+def read_spec_text(path: str | Path) -> str:
+    """The text of a spec file.
+
+    Raises:
+        SpecSyntaxError: the file is missing, unreadable (TS001) or not UTF-8 (TS002).
+    """
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -170,7 +229,7 @@ def parse_file(path: str | Path) -> S.Spec:
         ) from None
     except OSError as exc:
         raise SpecSyntaxError([Diagnostic(codes.UNREADABLE, f"cannot read spec: {exc.strerror}", Span(str(p), 0, 0))]) from None
-    return parse_spec(text, str(p))
+    return text
 
 
 def _syntax_diagnostic(exc: UnexpectedInput, text: str, file: str) -> Diagnostic:
