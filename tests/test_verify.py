@@ -16,7 +16,7 @@ import pytest
 
 from tsdsl import load_system
 from tsdsl.cli import main
-from tsdsl.verify.verifier import PROPERTIES, longest_formula, render_verdict, verify_system
+from tsdsl.verify.verifier import PROPERTIES, longest_fit, render_verdict, verify_system
 
 SYSTEMS = Path(__file__).resolve().parent.parent / "systems"
 SPECS = sorted(SYSTEMS.glob("*.ts"))
@@ -52,7 +52,7 @@ def test_arc_standard_holds_everything_in_2n_minus_1():
     assert holds(v) == {p: True for p in PROPERTIES}
     assert v.exhaustive_up_to == 4
     assert [(s.n, s.longest) for s in v.sizes] == [(0, 0), (1, 1), (2, 3), (3, 5), (4, 7)]
-    assert "longest derivation = 2n - 1 (exact for n = 1..4)" in v.properties["termination"].detail
+    assert "longest derivation measured (n:longest 1:1, 2:3, 3:5, 4:7), fits 2n - 1 for n = 1..4" in v.properties["termination"].detail
     # every projective tree is derived: 1, 2, 7, 30 of them for n = 1..4
     assert [(s.class_trees, s.derivable_class_trees) for s in v.sizes[1:]] == [(1, 1), (2, 2), (7, 7), (30, 30)]
 
@@ -88,15 +88,58 @@ def test_covington_longest_derivation_is_quadratic():
     v = verdict("covington")
     assert v.ok
     assert [s.longest for s in v.sizes[1:]] == [n * (n + 1) // 2 for n in range(1, 5)]
-    assert "= (1/2)n^2 + (1/2)n (exact for n = 1..4)" in v.properties["termination"].detail
+    assert v.longest_fit == {"formula": "(1/2)n^2 + (1/2)n", "n": [1, 4]}
+    assert "fits (1/2)n^2 + (1/2)n for n = 1..4" in v.properties["termination"].detail
 
 
-def test_longest_formula_without_a_fit():
+def test_a_measured_longest_derivation_is_never_printed_as_a_bound():
     from tsdsl.verify.verifier import SizeStats
 
     sizes = [SizeStats(n, 0, 0, 0, 0, 0, l) for n, l in [(1, 1), (2, 2), (3, 4), (4, 6)]]
-    assert longest_formula(sizes) == "<= 1.50 n"
-    assert longest_formula(sizes[:2]) == "= 1 at n = 1, 2 at n = 2"
+    assert longest_fit(sizes) is None  # 1, 2, 4, 6 fit no one polynomial of degree <= 2
+    assert longest_fit(sizes[:3]) is None  # three lengths always fit: not evidence
+    # 4n - 6 from n = 3 on: the fit names the lengths it was measured on, not all of them
+    sizes = [SizeStats(n, 0, 0, 0, 0, 0, l) for n, l in [(1, 1), (2, 3), (3, 6), (4, 10), (5, 14), (6, 18)]]
+    assert longest_fit(sizes) == {"formula": "4n - 6", "n": [3, 6]}
+
+
+TEST_SPECS = Path(__file__).resolve().parent / "data" / "specs"
+
+
+def test_a_window_bounded_covington_gets_no_completeness_verdict_and_no_bound():
+    """`covers any`: completeness is skipped, and says why; the termination line gives the
+    measured longest derivations (4n - 6 from n = 3), a fit on them, and no bound."""
+    v = verify_system(load_system(TEST_SPECS / "covington-window-3.ts"), max_n=6, examples=5)
+    c = v.properties["completeness"]
+    assert c.status == "skipped" and c.holds is None and "covers any" in c.detail and "is derivable" not in c.detail
+    assert v.ok
+    t = v.properties["termination"]
+    assert t.holds and "<=" not in t.detail.split("actions")[-1]
+    assert [s.longest for s in v.sizes if s.n >= 3] == [4 * s.n - 6 for s in v.sizes if s.n >= 3]
+    assert "fits 4n - 6 for n = 3..6" in t.detail
+    d = v.to_dict()["properties"]
+    assert d["completeness"]["status"] == "skipped" and d["completeness"]["basis"] is None
+    assert d["termination"]["basis"]["proved"] is False and d["termination"]["basis"]["exhaustive_n"] == 6
+    assert "completeness  skipped" in render_verdict(v)
+
+
+def test_arc_swift_k6_is_held_complete_only_as_far_as_checked():
+    """Complete for n <= 7 (exhaustively) and on random trees beyond, which never draw the deep
+    chain: the verdict says so and claims no proof.  The 8-word chain 1 -> 2 -> ... -> 7 with
+    1 -> 8 is not derivable: the derivation search on that tree finds none."""
+    system = load_system(TEST_SPECS / "arc-swift-6.ts")
+    v = verify_system(system, max_n=5, random_max_n=9, examples=5)
+    c = v.properties["completeness"]
+    assert c.holds and c.basis["proved"] is False and c.basis["exhaustive_n"] == 5
+    assert c.basis["random"]["n"] == [6, 9]
+    assert "n <= 5 exhaustively" in c.detail and "not a proof" in c.detail
+    from tsdsl.kernels import compile_system
+
+    kernel = compile_system(system, fallback=False, profile="explore")
+    deep = [0, 1, 2, 3, 4, 5, 6, 1]  # heads of words 1..8
+    shallow = [0, 1, 2, 3, 4, 5, 1]  # the same shape over 7 words: within reach
+    found = kernel.derive([deep, shallow], budget=10 ** 6)
+    assert list(found.status) == [found.NOT_DERIVABLE, found.DERIVED]
 
 
 # ---- deliberately broken specs -------------------------------------------------------------
@@ -291,9 +334,9 @@ def test_each_property_line_counts_the_cases_of_its_own_check(capsys):
                        str(SYSTEMS / "arc-hybrid.ts"))
     assert code == 0
     lines = {line.split()[0]: line for line in out.splitlines()[1:5]}
-    assert lines["completeness"].endswith("(n <= 3 exhaustively, 5 random trees for n = 4..6)")
+    assert lines["completeness"].endswith("(n <= 3 exhaustively; 5 random trees for n = 4..6, not a proof)")
     for p in ("soundness", "progress"):
-        assert lines[p].endswith("(n <= 3 exhaustively, 5 random derivations for n = 4..6)"), lines[p]
+        assert lines[p].endswith("(n <= 3 exhaustively; 5 random derivations for n = 4..6, not a proof)"), lines[p]
     assert "random cases" not in out
     code, out, _ = run(capsys, "verify", "--json", "--max-n", "3", "--examples", "5", "--random-max-n", "6",
                        str(SYSTEMS / "arc-hybrid.ts"))

@@ -44,10 +44,29 @@ class Counterexample:
 
 @dataclass
 class PropertyResult:
+    """One property's verdict and what it rests on.
+
+    ``basis`` (None when skipped): ``exhaustive_n``, the sentence length up to which every
+    configuration (and every tree of the class) was checked (-1: none); ``random``, the
+    random check beyond it or None (``examples`` cases drawn for lengths ``n`` = [lo, hi],
+    and for completeness ``undecided``, the trees whose search ran out of budget; for
+    termination ``step_limit``, the actions a random derivation may take); ``proved``, always
+    False: no property is proved for every sentence length.  ``skipped``: why the property was
+    not checked (``holds`` is then None)."""
+
     name: str
-    holds: Optional[bool]  # None: not decided (limits reached)
+    holds: Optional[bool]  # None: not decided (limits reached), or skipped
     detail: str = ""
     counterexample: Optional[Counterexample] = None
+    basis: Optional[dict] = None
+    skipped: Optional[str] = None
+
+    @property
+    def status(self) -> str:
+        """holds, fails, undecided or skipped."""
+        if self.skipped is not None:
+            return "skipped"
+        return {True: "holds", False: "fails", None: "undecided"}[self.holds]
 
 
 @dataclass
@@ -71,7 +90,8 @@ class Verdict:
     exhaustive_up_to: int
     sizes: list[SizeStats] = field(default_factory=list)
     properties: dict[str, PropertyResult] = field(default_factory=dict)
-    longest_ratio: Optional[float] = None
+    longest_ratio: Optional[float] = None  # the largest measured longest derivation / n (a measurement)
+    longest_fit: Optional[dict] = None  # {"formula": "2n", "n": [lo, hi]}: fits the measured lengths lo..hi
     random_examples: int = 0  # random cases of both checks together: random_trees + random_derivations
     random_trees: int = 0  # random trees of the class searched for (completeness)
     random_derivations: int = 0  # random derivations walked (soundness, progress, termination)
@@ -90,6 +110,8 @@ class Verdict:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["ok"] = self.ok
+        for p, r in self.properties.items():
+            d["properties"][p]["status"] = r.status
         return d
 
 
@@ -152,7 +174,6 @@ def verify_system(system: ir.System, *, max_n: int = 7, random_max_n: int = 30, 
     v = Verdict(system.name, system.source_file, system.produces, system.covers, max_n, -1,
                 random_max_n=random_max_n)
     found: dict[str, Optional[Counterexample]] = {p: None for p in PROPERTIES}
-    cyclic = False
     ratios = []
     applied: set[str] = set()
     v.shared_classes = sorted({c for c in shared_classes(system, max(max_n, 1)).values()})
@@ -171,7 +192,6 @@ def verify_system(system: ir.System, *, max_n: int = 7, random_max_n: int = 30, 
         if f.missing is not None and found["completeness"] is None:
             found["completeness"] = _completeness_counterexample(it, n, f.missing, search_budget)
         if f.cycle is not None:
-            cyclic = True
             if found["termination"] is None:
                 seq, loop = f.cycle
                 found["termination"] = Counterexample(
@@ -194,12 +214,9 @@ def verify_system(system: ir.System, *, max_n: int = 7, random_max_n: int = 30, 
     if examples > 0 and random_max_n > max(v.exhaustive_up_to, 0):
         _random_checks(it, v, found, max(v.exhaustive_up_to + 1, 1), random_max_n, examples, search_budget, seed,
                        compiled)
+    v.longest_fit = longest_fit(v.sizes)
     for p in PROPERTIES:
-        cx = found[p]
-        v.properties[p] = PropertyResult(p, cx is None, _detail(p, v, cx, cyclic), cx)
-    if v.random_undecided and v.properties["completeness"].holds:
-        v.properties["completeness"].detail += (f"; {v.random_undecided} random tree(s) beyond n = "
-                                                f"{v.exhaustive_up_to} undecided within the search budget")
+        v.properties[p] = _result(p, v, found[p])
     v.seconds = round(time.time() - t0, 2)
     return v
 
@@ -223,58 +240,111 @@ CLASS_TEXT = {"projective": "a projective tree", "nonprojective": "a tree (cross
               "dag": "a DAG", "projective-dag": "a projective DAG", "any": "anything"}
 
 
-def _detail(p: str, v: Verdict, cx: Optional[Counterexample], cyclic: bool) -> str:
-    upto = f"n <= {v.exhaustive_up_to} exhaustively"
-    lengths = f"for n = {v.exhaustive_up_to + 1}..{v.random_max_n}"
-    # each line counts the random cases of the check that tests it: random trees are searched
-    # for (completeness), random derivations walked (the others)
+SKIPPED_CLASS = {"soundness": "the spec produces any: there is no class to check the outputs against",
+                 "completeness": "the spec covers any: it names no class of trees that must be derivable"}
+"""Why a property is not checked, for a spec whose class (``produces``, ``covers``) is ``any``."""
+
+
+def _result(p: str, v: Verdict, cx: Optional[Counterexample]) -> PropertyResult:
+    """Property ``p``'s verdict: skipped where its class is ``any``, else held or failed with
+    what it rests on (:class:`PropertyResult`'s ``basis``)."""
+    if p in SKIPPED_CLASS and (v.produces if p == "soundness" else v.covers) == "any":
+        return PropertyResult(p, None, f"not checked: {SKIPPED_CLASS[p]}", None, None, SKIPPED_CLASS[p])
+    basis = _basis(p, v)
+    return PropertyResult(p, cx is None, _detail(p, v, cx, basis), cx, basis)
+
+
+def _basis(p: str, v: Verdict) -> dict:
+    """What property ``p``'s verdict rests on: the exhaustive bound and the random check beyond it."""
     count = v.random_trees if p == "completeness" else v.random_derivations
+    rnd = None
+    if count:
+        rnd = {"examples": count, "n": [v.exhaustive_up_to + 1, v.random_max_n]}
+        if p == "completeness":
+            rnd["undecided"] = v.random_undecided
+        if p == "termination":
+            rnd["step_limit"] = RANDOM_STEP_LIMIT
+    return {"exhaustive_n": v.exhaustive_up_to, "random": rnd, "proved": False}
+
+
+def basis_words(p: str, basis: dict) -> str:
+    """``basis`` in words: "n <= 7 exhaustively; 50 random trees for n = 8..30, not a proof"."""
+    upto = basis["exhaustive_n"]
+    text = f"n <= {upto} exhaustively" if upto >= 0 else "no length checked exhaustively"
+    rnd = basis["random"]
+    if rnd is None:
+        return text + f"; not proved for n > {max(upto, 0)}"
     what = "tree" if p == "completeness" else "derivation"
-    rnd = f", {count} random {what}{'' if count == 1 else 's'} {lengths}" if count else ""
+    lo, hi = rnd["n"]
+    text += f"; {rnd['examples']} random {what}{'' if rnd['examples'] == 1 else 's'} for n = {lo}..{hi}"
+    if rnd.get("undecided"):
+        text += f" ({rnd['undecided']} undecided within the search budget)"
+    if p == "termination":
+        text += f" ended within {rnd['step_limit']} actions"
+    return text + ", not a proof"
+
+
+RANDOM_STEP_LIMIT = "4n^2 + 4n + 20"
+"""The actions a random derivation may take before it counts as not terminating."""
+
+
+def _detail(p: str, v: Verdict, cx: Optional[Counterexample], basis: dict) -> str:
     if cx is not None:
         return f"fails at n = {cx.n}: {cx.note}"
+    on = f"({basis_words(p, basis)})"
     if p == "soundness":
-        return f"every terminal output is {CLASS_TEXT[v.produces]} ({upto}{rnd})"
+        return f"every terminal output is {CLASS_TEXT[v.produces]} {on}"
     if p == "completeness":
         covered = CLASS_TEXT[v.covers].replace("a ", "every ", 1)
-        return f"{covered} is derivable ({upto}{rnd})"
+        return f"{covered} is derivable {on}"
     if p == "progress":
-        return f"no dead ends ({upto}{rnd})"
-    if v.longest_ratio is not None:
-        lengths = ", ".join(f"{s.n}:{s.longest}" for s in v.sizes if s.longest is not None and s.n > 0)
-        return f"no cycles; longest derivation {longest_formula(v.sizes)} (n:longest {lengths})"
-    return "no cycles"
+        return f"no dead ends {on}"
+    lengths = ", ".join(f"{s.n}:{s.longest}" for s in v.sizes if s.longest is not None and s.n > 0)
+    if not lengths:
+        return f"no cycles {on}"
+    fit = v.longest_fit
+    fits = f", fits {fit['formula']} for n = {fit['n'][0]}..{fit['n'][1]}" if fit else ""
+    return f"no cycles {on}; longest derivation measured (n:longest {lengths}){fits}"
 
 
-def longest_formula(sizes: list[SizeStats]) -> str:
-    """The exact polynomial (degree <= 2) through the measured longest derivations, when one fits."""
+def longest_fit(sizes: list[SizeStats]) -> Optional[dict]:
+    """The polynomial of degree <= 2 through the last three measured longest derivations, with
+    the longest run of measured lengths (n = lo..hi, the last one included) it fits exactly,
+    when that run holds at least four lengths (three always fit): ``{"formula": "4n - 6",
+    "n": [3, 7]}``, or None.  A fit to measurements, not a bound: nothing says the next
+    length follows it."""
     pts = [(s.n, s.longest) for s in sizes if s.longest is not None and s.n > 0]
-    if len(pts) < 3:
-        return "= " + ", ".join(f"{l} at n = {n}" for n, l in pts)
-    (x1, y1), (x2, y2), (x3, y3) = pts[-3:]
-    # fit a*n^2 + b*n + c through the last three points with exact rational arithmetic
+    if len(pts) < 4:
+        return None
     from fractions import Fraction as F
 
+    (x1, y1), (x2, y2), (x3, y3) = pts[-3:]
     d = F((x1 - x2) * (x1 - x3) * (x2 - x3))
     a = F(x3 * (y2 - y1) + x2 * (y1 - y3) + x1 * (y3 - y2)) / d
     b = F(x3 * x3 * (y1 - y2) + x2 * x2 * (y3 - y1) + x1 * x1 * (y2 - y3)) / d
     c = F(x2 * x3 * (x2 - x3) * y1 + x3 * x1 * (x3 - x1) * y2 + x1 * x2 * (x1 - x2) * y3) / d
-    if all(a * n * n + b * n + c == l for n, l in pts):
-        text = ""
-        for coef, unit in ((a, "n^2"), (b, "n"), (c, "")):
-            if coef == 0:
-                continue
-            mag = abs(coef)
-            num = f"({mag})" if mag.denominator != 1 and unit else str(mag)
-            body = (num if (mag != 1 or not unit) else "") + unit
-            if not text:
-                text = ("-" if coef < 0 else "") + body
-            else:
-                text += (" - " if coef < 0 else " + ") + body
-        text = text or "0"
-        return f"= {text} (exact for n = 1..{pts[-1][0]})"
-    worst = max(l / n for n, l in pts)
-    return f"<= {worst:.2f} n"
+    start = len(pts)
+    while start > 0 and a * pts[start - 1][0] ** 2 + b * pts[start - 1][0] + c == pts[start - 1][1]:
+        start -= 1
+    if len(pts) - start < 4:
+        return None
+    return {"formula": _polynomial(a, b, c), "n": [pts[start][0], pts[-1][0]]}
+
+
+def _polynomial(a, b, c) -> str:
+    """a n^2 + b n + c (Fractions) as text: "2n - 1", "(1/2)n^2 + (1/2)n"."""
+    text = ""
+    for coef, unit in ((a, "n^2"), (b, "n"), (c, "")):
+        if coef == 0:
+            continue
+        mag = abs(coef)
+        num = f"({mag})" if mag.denominator != 1 and unit else str(mag)
+        body = (num if (mag != 1 or not unit) else "") + unit
+        if not text:
+            text = ("-" if coef < 0 else "") + body
+        else:
+            text += (" - " if coef < 0 else " + ") + body
+    return text or "0"
 
 
 def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, examples: int, budget: int,
@@ -324,7 +394,7 @@ def _random_checks(it: Interpreter, v: Verdict, found: dict, lo: int, hi: int, e
         walks[0] += not failed[0]
         c = it.initial(n)
         seq: list[str] = []
-        limit = 4 * n * n + 4 * n + 20
+        limit = 4 * n * n + 4 * n + 20  # RANDOM_STEP_LIMIT
         while not it.is_terminal(c):
             legal = it.legal(c)
             if not legal:
@@ -376,7 +446,7 @@ def render_verdict(v: Verdict) -> str:
              (f", covers {v.covers}" if v.covers != v.produces else "") + ")"]
     for p in PROPERTIES:
         r = v.properties[p]
-        mark = "holds" if r.holds else ("FAILS" if r.holds is False else "undecided")
+        mark = {"holds": "holds", "fails": "FAILS", "undecided": "undecided", "skipped": "skipped"}[r.status]
         lines.append(f"  {p:<13} {mark:<9} {r.detail}")
     if v.shared_classes:
         if v.class_clash is None:
