@@ -364,7 +364,8 @@ class DeriveOracle(Command):
         from ..verify.oracle_check import NOTHING_CHECKABLE
 
         verdict = (f"NOT CHECKED: {NOTHING_CHECKABLE}" if not derived.checked else
-                   "exact: no configuration differed from the exact loss" if derived.exact else
+                   ("exact as far as checked: no configuration differed from the exact loss (not proved for "
+                    "longer sentences)") if derived.exact else
                    "a lower bound of the loss (the check found configurations where it is not exact)"
                    if derived.lower else "NOT a lower bound: configurations where it exceeds the exact loss "
                    "(a bug in the reachability analysis: please report it)")

@@ -137,3 +137,38 @@ def search_oracle(kernel, batch: Batch, outputs: Outputs, *, budget: int = DEFAU
         units = table[3 * d.actions]
     return SearchOracle(d, targets_of(outputs, units, d.labels), np.flatnonzero(status == 1).astype(np.int32),
                         int(np.sum(status == 0)), int(np.sum(status < 0)), cached)
+
+
+WHY_BUDGET = 20_000
+"""Configurations the search may expand per tree when :func:`why_not_reproduced` asks whether
+a tree the declared oracle does not reproduce is derivable at all."""
+
+
+WHY_TREES = 200
+"""At most this many of the trees not reproduced are searched (the first ones)."""
+
+
+def why_not_reproduced(kernel, batch: Batch, missed: np.ndarray, budget: int = WHY_BUDGET) -> str:
+    """Why the declared oracle does not reproduce the trees ``missed`` (batch indexes), in
+    words: the search (:meth:`~tsdsl.kernels.compiled.CompiledSystem.derive`) decides, per
+    tree, whether the system derives it at all.  A tree it does not derive is outside the
+    system's reach, and no oracle could reproduce it; a tree it derives is one the oracle
+    misses (it is not exact there).  '' when ``missed`` is empty."""
+    if not len(missed):
+        return ""
+    asked = missed[:WHY_TREES]
+    heads = [batch.heads[batch.offsets[k]:batch.offsets[k + 1]].tolist() for k in asked]
+    d = kernel.derive(heads, budget=budget, **search_options(kernel))
+    counts = {"none": int(np.sum(d.status == 0)), "derived": int(np.sum(d.status == 1)),
+              "undecided": int(np.sum(d.status < 0))}
+    parts = []
+    if counts["none"]:
+        parts.append(f"{counts['none']} the system cannot derive at all (no oracle reproduces them)")
+    if counts["derived"]:
+        parts.append(f"{counts['derived']} it derives, so the oracle is not exact on them")
+    if counts["undecided"]:
+        parts.append(f"{counts['undecided']} undecided (the search ran over {budget} configurations)")
+    trees = "tree" if len(missed) == 1 else "trees"
+    which = (f"of the {len(missed)} {trees} it does not reproduce" if len(asked) == len(missed) else
+             f"of the first {len(asked)} of the {len(missed)} {trees} it does not reproduce")
+    return which + ", " + ", ".join(parts)

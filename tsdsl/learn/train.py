@@ -43,7 +43,7 @@ from ..kernels import compile_system
 from ..treebank.projectivize import LIFT_MARK, lift
 from ..treebank.trees import is_projective
 from .data import columns_of, make_batch
-from .derive import DEFAULT_BUDGET, search_oracle
+from .derive import DEFAULT_BUDGET, search_oracle, why_not_reproduced
 from .engine import Engine, check_beam
 from .model import Model, check_writable, save, spec_sources
 from .outputs import build_outputs, unit_names
@@ -316,6 +316,13 @@ def check_declared_oracle(kernel, batch, loss_index: int) -> float:
 def follow_declared_oracle(kernel, batch, loss_index: int) -> tuple[float, float]:
     """Shares of the batch's gold trees that following the declared oracle reproduces (as
     :func:`check_declared_oracle`) and that it derives to any terminal configuration at all."""
+    share, terminal, _ = _follow(kernel, batch, loss_index)
+    return share, terminal
+
+
+def _follow(kernel, batch, loss_index: int) -> tuple[float, float, np.ndarray]:
+    """:func:`follow_declared_oracle`'s shares and the batch indexes of the trees not
+    reproduced."""
     from ..kernels.compiled import Treebank
 
     words = batch.words
@@ -323,8 +330,9 @@ def follow_declared_oracle(kernel, batch, loss_index: int) -> tuple[float, float
     result = kernel.oracle_pass(tb, oracle=kernel.gen.losses[loss_index][0], loss=kernel.gen.losses[loss_index][1])
     n = batch.sentences
     if not n:
-        return 1.0, 1.0
-    return (n - result.mismatched_sentences) / n, (n - result.stuck_sentences) / n
+        return 1.0, 1.0, np.zeros(0, dtype=np.int64)
+    missed = np.flatnonzero(result.status != result.REPRODUCED)
+    return (n - result.mismatched_sentences) / n, (n - result.stuck_sentences) / n, missed
 
 
 def refuse_if_underivable(system) -> None:
@@ -367,7 +375,7 @@ def choose_oracle(kernel, batch, options: "TrainOptions", where: Optional[str] =
         return OracleChoice("search", note=note + "training trees derived by search (static oracle)")
     loss_index = _loss_index(kernel, options.loss)
     kind = resolve_oracle(kernel, loss_index, options.oracle)
-    share, terminal = follow_declared_oracle(kernel, batch, loss_index)
+    share, terminal, missed = _follow(kernel, batch, loss_index)
     name = "/".join(kernel.gen.losses[loss_index])
     if terminal < MIN_TERMINAL_SHARE and options.oracle != "auto":
         raise UsageError(f"{where}: following oracle {name}, only {100 * terminal:.1f}% of the training "
@@ -375,7 +383,9 @@ def choose_oracle(kernel, batch, options: "TrainOptions", where: Optional[str] =
                          "sentence (--force-oracle does not change that); train with --oracle search (or auto)")
     holds, why = (True, "") if checked else declared_oracle_holds(system, kernel.gen.losses[loss_index][0])
     if (share >= ORACLE_MIN_REPRODUCED and holds) or options.force_oracle:
-        note = f"oracle {name} reproduces {100 * share:.1f}% of the training trees" + (f"; {why}" if why else "")
+        reasons = why_not_reproduced(kernel, batch, missed)
+        note = (f"oracle {name} reproduces {100 * share:.1f}% of the training trees"
+                + (f" ({reasons})" if reasons else "") + (f"; {why}" if why else ""))
         return OracleChoice(kind, loss_index, share, note)
     if not holds:
         if options.oracle == "auto":
@@ -383,9 +393,11 @@ def choose_oracle(kernel, batch, options: "TrainOptions", where: Optional[str] =
         raise UsageError(f"{where}: {why}; train with --oracle search (or auto), or --force-oracle "
                          "to use it anyway")
     if options.oracle == "auto":
+        reasons = why_not_reproduced(kernel, batch, missed)
         return OracleChoice("search", -1, share,
                             f"oracle {name} reproduces only {100 * share:.1f}% of the training trees "
-                            f"(below {100 * ORACLE_MIN_REPRODUCED:.0f}%): training trees derived by search instead")
+                            f"(below {100 * ORACLE_MIN_REPRODUCED:.0f}%; {reasons}): training trees derived by "
+                            "search instead")
     raise UsageError(f"{where}: following oracle {name} reproduces only {100 * share:.1f}% of the "
                      f"training trees (at least {100 * ORACLE_MIN_REPRODUCED:.0f}% needed): it may be inherited "
                      "from a spec with other transitions, or lead into dead ends; train with --oracle search "
