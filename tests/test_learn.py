@@ -534,6 +534,46 @@ def test_parser_parse_length_mismatch(trained, column):
         parser.parse(["the", "dog", "sleeps"], **{column: ["DET", "NOUN"]})
 
 
+def test_parse_sentences_takes_strings_and_lists_of_words(trained):
+    """parse_sentences takes what parse takes, many at once: a string is one sentence tokenised
+    as parse tokenises it, a list of words is the words; each comes back as the sentence
+    parse(...).to_conllu() writes, with the same parse, beside read_conllu's sentences (issue 37)."""
+    parser = load_parser(trained("arc-eager"))
+    texts = ["the dog sleeps.", "a big cat doesn't see\tthe  old tree !"]
+    words = [["she", "likes", "the", "river", "."], ("they", "smiled", "!")]
+    raw = read_conllu("raw.conllu", require_heads=False)[:2]
+    parsed, stats = parser.parse_sentences([texts[0], words[0], *raw, texts[1], words[1]])
+    assert stats.sentences == len(parsed) == 6
+    for s, item in zip([parsed[0], parsed[4], parsed[1], parsed[5]], [*texts, *words]):
+        one = parser.parse(item if isinstance(item, str) else list(item))
+        assert s.to_text() == one.to_conllu()
+        assert list(zip(s.heads, s.deprels)) == list(one)
+    assert parsed[0].forms == ("the", "dog", "sleeps", ".") and parsed[0].comments == ("# text = the dog sleeps.",)
+    assert parsed[4].forms[:5] == ("a", "big", "cat", "does", "n't")
+    alone, _ = parser.parse_sentences(raw)
+    assert [s.to_text() for s in parsed[2:4]] == [s.to_text() for s in alone]
+    only_texts, _ = parser.parse_sentences(texts)
+    assert [s.to_text() for s in only_texts] == [parser.parse(t).to_conllu() for t in texts]
+
+
+@pytest.mark.parametrize("items, error, message", [
+    ("the dog sleeps .", TypeError, r"parse_sentences: give a list of sentences, not one string"),
+    (["the dog sleeps .", 3], TypeError, r"parse_sentences: sentences\[1\] is int: each item a Sentence .*, "
+                                         r"a string .* or a list of words"),
+    (["the dog sleeps .", None], TypeError, r"sentences\[1\] is NoneType: each item"),
+    ([["the", "dog"], ["a", "cat", 7]], TypeError, r"sentences\[1\]\[2\] is int \(7\), not a string: each item"),
+    (["the dog sleeps .", ["the", ""]], ValueError, r"sentences\[1\]\[1\] is an empty string"),
+    (["the dog sleeps .", " \n "], ValueError, r"sentences\[1\] is a string without a word"),
+    (["the dog sleeps .", []], ValueError, r"sentences\[1\] is an empty list of words"),
+    ([("the", "dog\tsleeps")], ValueError, r"sentences\[0\]\[1\] \('dog\\tsleeps'\) contains a tab"),
+], ids=["one string", "an int", "None", "a word not a string", "an empty word", "a blank string", "an empty list",
+        "a tab in a word"])
+def test_parse_sentences_names_a_bad_item(trained, items, error, message):
+    parser = load_parser(trained("arc-eager"))
+    with pytest.raises(error, match=message):
+        parser.parse_sentences(items)
+
+
 def test_load_twice_gives_identical_parses(trained):
     sentences = read_conllu("raw.conllu", require_heads=False)
     a, _ = load_parser(trained("arc-eager")).parse_sentences(sentences)

@@ -28,7 +28,7 @@ from typing import Optional, Sequence, TextIO
 
 import numpy as np
 
-from ..treebank.conllu import Sentence, writable_label
+from ..treebank.conllu import Sentence, Word, writable_label
 from ..treebank.enhanced import (Graph, basic_label, empty_node_count, empty_node_line, expanded_deps, valid_graph,
                                  with_graph)
 from ..errors import UsageError
@@ -38,7 +38,7 @@ from ..kernels.graphs import parse_graphs
 from ..treebank.projectivize import LIFT_MARK, deprojectivize
 from ..treebank.repair import make_tree
 from ..treebank.trees import reaches_root
-from ..treebank.tokenize import comment_text, spacing, words_of
+from ..treebank.tokenize import comment_text, spacing, text_sentence, words_of
 from .data import columns_of_all, make_batch
 from .engine import Engine, check_beam
 from .model import Model, ModelError, load
@@ -219,6 +219,83 @@ def sentence_columns(what: str, words: "str | Sequence[str]", *, upos: Optional[
     return cols
 
 
+ACCEPTED_SENTENCES = ("a Sentence (read_conllu), a string (one sentence, tokenised as parse tokenises it) or a "
+                      "list of words (strings)")
+"""What :meth:`Parser.parse_sentences` takes as one item of its list, for its messages."""
+
+
+def words_sentence(words: Sequence[str], *, file: str = "<string>", line: int = 1) -> Sentence:
+    """A list of words as a CoNLL-U sentence without tags, heads or comments (every column but
+    ID and FORM is ``_``): what :meth:`ParsedSentence.to_conllu` writes for a list of words,
+    its spacing not known."""
+    lines, items = [], []
+    for k, form in enumerate(words, start=1):
+        fields = (str(k), form, "_", "_", "_", "_", "_", "_", "_", "_")
+        lines.append("\t".join(fields) + "\n")
+        items.append(Word(k, fields, line))
+    lines.append("\n")
+    return Sentence(tuple(lines), tuple(items), tuple(range(len(items))), file, line)
+
+
+def input_sentences(what: str, items) -> list[Sentence]:
+    """The items of a ``parse_sentences`` call as CoNLL-U sentences: a :class:`Sentence` as it
+    is; a string as ``tsdsl parse --text`` reads a line (:func:`~tsdsl.treebank.tokenize.text_sentence`:
+    the words as :meth:`Parser.parse` tokenises the string, ``# text``, ``SpaceAfter=No``, no
+    ``# sent_id``); a list or tuple of words as :func:`words_sentence` (checked as
+    :meth:`Parser.parse` checks them).  Messages name an item by its index, ``sentences[K]``
+    (from 0), and so does the ``file`` of a sentence made from a string or list, so that a later
+    message about it (a model without a tagger refusing its empty UPOS) names it too.  Items
+    of different kinds may be mixed.
+
+    Raises:
+        TypeError: ``items`` is one string or sentence rather than a list of them, or an item
+            (or a word of a list) is of another type; the message names the item's index.
+        UsageError: a string or list without a word, or a word that :meth:`Parser.parse`
+            refuses (empty, holding a tab or a line break), naming the item's index (and the
+            word's, ``sentences[K][J]``).
+    """
+    if isinstance(items, (str, bytes, bytearray, Sentence)):
+        one = "one string" if isinstance(items, str) else \
+            "bytes" if isinstance(items, (bytes, bytearray)) else "one Sentence"
+        raise TypeError(f"{what}: give a list of sentences, not {one}: each item {ACCEPTED_SENTENCES} "
+                        "(parse parses one sentence)")
+    try:
+        items = items if isinstance(items, list) else list(items)
+    except TypeError:
+        raise TypeError(f"{what}: give a list of sentences, not {type(items).__name__}: each item "
+                        f"{ACCEPTED_SENTENCES}") from None
+    if all(isinstance(s, Sentence) for s in items):  # what tsdsl parse and most callers give
+        return items
+    out = []
+    for k, item in enumerate(items):
+        name = f"sentences[{k}]"
+        where = f"{what}: {name}"
+        if isinstance(item, Sentence):
+            out.append(item)
+            continue
+        if isinstance(item, str):
+            s = text_sentence(item, file=f"<{name}>")
+            if s is None:
+                raise UsageError(f"{where} is a string without a word ({item!r}): each item is one sentence")
+            out.append(s)
+            continue
+        if not isinstance(item, (list, tuple)):
+            raise TypeError(f"{where} is {type(item).__name__}: each item {ACCEPTED_SENTENCES}")
+        for j, w in enumerate(item):
+            if not isinstance(w, str):
+                raise TypeError(f"{what}: {name}[{j}] is {type(w).__name__} ({w!r}), not a string: each item "
+                                f"{ACCEPTED_SENTENCES}")
+            if not w:
+                raise UsageError(f"{what}: {name}[{j}] is an empty string: every word must be a non-empty string")
+            if "\t" in w or "\n" in w or "\r" in w:  # as parse refuses it (_refuse_breaks)
+                raise UsageError(f"{what}: {name}[{j}] ({w!r}) contains a tab or a line break, which CoNLL-U "
+                                 "cannot hold")
+        if not item:
+            raise UsageError(f"{where} is an empty list of words: each item is one sentence")
+        out.append(words_sentence(item, file=f"<{name}>"))
+    return out
+
+
 def _refuse_breaks(what: str, kind: str, values: Sequence[str]) -> None:
     """Refuse a value holding a tab or a line break: it would break the CoNLL-U line it is
     written to (``to_conllu``, ``tsdsl parse``), and no reader could take it back."""
@@ -374,7 +451,8 @@ class Parser(_TagColumns):
               feats: Optional[Sequence[str]] = None, retag: bool = False) -> ParsedSentence:
         """Parse one sentence: a list of words, or a string, tokenised by the rule of
         :mod:`tsdsl.treebank.tokenize` (never read as a list of characters; a line break in
-        it is a space, so the string is one sentence: ``parse_sentences`` takes many).  Tag columns
+        it is a space, so the string is one sentence: :meth:`parse_sentences` parses a list of
+        them, strings, lists of words or Sentences).  Tag columns
         not given are predicted by the model's tagger (all of them with ``retag``); a model
         without a tagger needs the columns its features read (UsageError otherwise).
         Returns (head, label) per word, with the words and tags (:class:`ParsedSentence`)."""
@@ -386,10 +464,22 @@ class Parser(_TagColumns):
         heads, labels, _ = self.parse_columns([done])
         return ParsedSentence(zip(heads[0], labels[0]), done, words)
 
-    def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
+    def parse_sentences(self, sentences: "Sequence[Sentence | str | Sequence[str]]", *, beam: Optional[int] = None,
                         log_nonmonotonic: bool = False, retag: bool = False) -> tuple[list[Sentence], ParseStats]:
-        """The sentences with predicted HEAD and DEPREL, and the tag columns the tagger
-        predicted (see :meth:`complete_tags`); nothing else changes."""
+        """Parse many sentences at once: a list whose items are each a :class:`Sentence` (as
+        :func:`~tsdsl.treebank.conllu.read_conllu` reads them), a string (one sentence,
+        tokenised as :meth:`parse` tokenises a string) or a list of words; kinds may be mixed.
+        Returns the sentences, in order, with predicted HEAD and DEPREL and the tag columns the
+        tagger predicted (see :meth:`complete_tags`); nothing else of a Sentence changes.  A
+        string or list of words comes back as the Sentence :meth:`parse`'s ``to_conllu``
+        writes for it (``# text`` and ``SpaceAfter=No`` for a string; no ``# sent_id``), with
+        the same parse.  Also a :class:`ParseStats`.
+
+        Raises:
+            TypeError: one string or Sentence instead of a list, or an item of another type
+                (the message names its index and what is accepted).
+            UsageError: a string or list without a word, or a bad word (named by index)."""
+        sentences = input_sentences("parse_sentences", sentences)
         with cyclic_gc_paused():
             return self._parse_sentences(sentences, beam=beam, log_nonmonotonic=log_nonmonotonic, retag=retag)
 
@@ -630,12 +720,14 @@ class GraphParser(_TagColumns):
         ((graph, heads, labels),), _ = self.predict([done])
         return ParsedGraph(zip(heads, labels), done, graph, words)
 
-    def parse_sentences(self, sentences: Sequence[Sentence], *, beam: Optional[int] = None,
+    def parse_sentences(self, sentences: "Sequence[Sentence | str | Sequence[str]]", *, beam: Optional[int] = None,
                         log_nonmonotonic: bool = False, retag: bool = False) -> tuple[list[Sentence], ParseStats]:
         """The sentences with the predicted graph in DEPS and the tree read from it in HEAD
         and DEPREL, and the tag columns the tagger predicted (see :meth:`complete_tags`), as
         :meth:`Parser.parse_sentences` writes them; empty-node lines of the input dropped;
-        nothing else changes."""
+        nothing else changes.  The items are read as :meth:`Parser.parse_sentences` reads
+        them: Sentences, strings (one sentence each) or lists of words."""
+        sentences = input_sentences("parse_sentences", sentences)
         if beam is not None and beam > 1:
             raise UsageError("multihead models parse greedily (--beam 1)")
         if log_nonmonotonic:
