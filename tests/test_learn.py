@@ -363,6 +363,26 @@ def test_default_feature_sets_follow_the_family(trained):
     assert meta(trained("covington"))["features"] == "covington-2017"
 
 
+def test_counts_of_one_are_singular(trained, tmp_path):
+    """A one-sentence, one-word input: the summaries of parse, train and eval say "1 sentence",
+    "1 word", not "1 sentences" (issue 37)."""
+    one = tmp_path / "one.conllu"
+    one.write_text("# sent_id = one\n1\tsleeps\tsleeps\tVERB\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    code, _, err = cli("parse", trained("arc-eager"), one, "-o", tmp_path / "pred.conllu")
+    assert code == 0, err
+    assert err.startswith("parsed 1 sentence, 1 word in "), err
+    assert "; tagged 1 word in 1 sentence" in err and "1 sentences" not in err and "1 words " not in err, err
+    code, out, _ = cli("eval", one, tmp_path / "pred.conllu")
+    assert code == 0 and "\n1 sentence, 1 word (0 punctuation)\n" in out, out
+    first = tmp_path / "first.conllu"   # a sentence of the generated treebank: one to train on
+    first.write_text(conllu_text(generate_treebank(1, seed=1), prefix="t"), encoding="utf-8")
+    code, out, err = cli_subprocess("train", SYSTEMS / "arc-eager.ts", "--train", first, "--out", tmp_path / "m",
+                                    "--epochs", "1", "--hash-bits", "14")
+    assert code == 0, err[-3000:]
+    assert "; trained in " in out and " s on 1 sentence" in out and "1 sentences" not in out, out
+    assert " 1 sentence, " in err and "1 sentences" not in err, err   # the epoch's progress line
+
+
 def test_parse_reads_stdin_and_writes_stdout(trained, parsed, monkeypatch):
     data = Path("raw.conllu").read_bytes()
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))

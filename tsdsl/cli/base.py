@@ -183,3 +183,10 @@ def split_actions(text: str) -> list[str]:
     if cur:
         out.append("".join(cur))
     return out
+
+
+def plural(n: int, noun: str, nouns: Optional[str] = None) -> str:
+    """A count and its noun, singular for 1: ``plural(1, "sentence")`` is ``"1 sentence"``,
+    ``plural(2, "sentence")`` ``"2 sentences"`` (``nouns``: an irregular plural).  For the
+    counts in the commands' summaries, which a one-sentence input makes 1."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"

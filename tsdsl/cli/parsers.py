@@ -6,7 +6,7 @@ import sys
 
 from ..errors import UsageError
 from ..kernels.arguments import MAX_BEAM
-from .base import Command, at_least, number_in, parse_overrides, spec_argument, with_set
+from .base import Command, at_least, number_in, parse_overrides, plural, spec_argument, with_set
 
 
 class Train(Command):
@@ -124,7 +124,7 @@ class Train(Command):
             line += f", dev UAS {100 * best['dev_uas']:.2f} LAS {100 * best['dev_las']:.2f}"
         if best and result.dev_tags_predicted:  # the dev file's tags were replaced by the tagger's
             line += " (predicted tags)"
-        line += f"; trained in {result.seconds:.1f} s on {result.sentences} sentences"
+        line += f"; trained in {result.seconds:.1f} s on {plural(result.sentences, 'sentence')}"
         if result.repaired:
             line += " (the spec has dead ends: its verified guard repair was trained, and is saved in the model)"
         elif result.repair_note and args.quiet:
@@ -133,7 +133,7 @@ class Train(Command):
             line += f" ({result.skipped} non-projective skipped)"
         line += not_derived_note(result)
         if result.lifted:
-            line += f" ({result.lifted} arcs lifted)"
+            line += f" ({plural(result.lifted, 'arc')} lifted)"
         if result.pruned:
             p = result.pruned
             line += f"; --prune {p['prune']:g} kept {p['stored']:,} of {p['nonzero']:,} weights ({100 * p['share']:.2f}%)"
@@ -257,22 +257,24 @@ class Parse(Command):
                    "heads_sha256": heads_digest(parsed), "events": events}
             write_atomic(args.nm_log, json.dumps(doc, indent=1) + "\n")
         if not args.quiet:
-            msg = (f"parsed {stats.sentences} sentences, {stats.words} words in {stats.seconds:.2f} s "
+            msg = (f"parsed {plural(stats.sentences, 'sentence')}, {plural(stats.words, 'word')} "
+                   f"in {stats.seconds:.2f} s "
                    f"({stats.words_per_second:,.0f} words/s)")
             if stats.tagged_sentences:
-                msg += f"; tagged {stats.tagged_words} words in {stats.tagged_sentences} sentences"
+                msg += f"; tagged {plural(stats.tagged_words, 'word')} in {plural(stats.tagged_sentences, 'sentence')}"
             if parser.ignored:  # the training file had none of them: neither read nor predicted
                 msg += f"; the model ignores {', '.join(c.upper() for c in parser.ignored)} (absent from its training file)"
             if stats.dropped_empty_nodes:   # the graph is predicted over the words (docs/learning.md)
-                msg += f"; dropped the input's {stats.dropped_empty_nodes} empty nodes (the predicted graph is " \
-                       "over the words; its collapsed paths are written as new empty nodes)"
+                msg += (f"; dropped the input's {plural(stats.dropped_empty_nodes, 'empty node')} (the predicted "
+                        "graph is over the words; its collapsed paths are written as new empty nodes)")
             if stats.repaired_words:
-                msg += f"; tree fallback re-attached {stats.repaired_words} words in {stats.repaired_sentences} sentences"
+                msg += (f"; tree fallback re-attached {plural(stats.repaired_words, 'word')} in "
+                        f"{plural(stats.repaired_sentences, 'sentence')}")
             if stats.stuck:
-                msg += (f"; {stats.stuck} sentences reached no terminal configuration (a dead end or the step "
-                        "limit: the tree fallback attached their words)")
+                msg += (f"; {plural(stats.stuck, 'sentence')} reached no terminal configuration (a dead end or the "
+                        "step limit: the tree fallback attached their words)")
             if args.nm_log:
-                msg += f"; {len(stats.nonmonotonic)} arcs overwritten"
+                msg += f"; {plural(len(stats.nonmonotonic), 'arc')} overwritten"
             print(msg, file=sys.stderr)
         return 0
 

@@ -41,7 +41,7 @@ class Progress:
     def finish(self, record: dict, improved: bool) -> None:
         if self.stream is None:
             return
-        line = (f"epoch {self.epoch}/{self.epochs} {self._bar()} {self.done} sentences, "
+        line = (f"epoch {self.epoch}/{self.epochs} {self._bar()} {self.done} sentence{'s' * (self.done != 1)}, "
                 f"{self._speed() / 1000:.1f}k words/s, {record['updates']} updates")
         if "dev_elas" in record:   # multihead systems: enhanced graphs
             line += f" | dev ELAS {100 * record['dev_elas']:.2f} EULAS {100 * record['dev_eulas']:.2f}"

@@ -143,7 +143,8 @@ class Scores:
             lines.append(f"gold: {self.gold_file}")
         if self.pred_file is not None:
             lines.append(f"pred: {self.pred_file}")
-        lines.append(f"{self.sentences} sentences, {self.words} words ({self.punctuation} punctuation)")
+        lines.append(f"{self.sentences} sentence{'s' * (self.sentences != 1)}, "
+                     f"{self.words} word{'s' * (self.words != 1)} ({self.punctuation} punctuation)")
         lines.append("")
         lines.append(f"{'measure':<34}{'correct':>9}{'total':>9}{'%':>9}")
         rows = [
