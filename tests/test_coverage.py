@@ -19,8 +19,11 @@ derives all 5 and so reaches all 5.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -210,3 +213,153 @@ def test_an_empty_file_is_warned_of_as_parse_does(capsys, systems_dir, tmp_path)
     # --deps refuses a file without enhanced dependencies, an empty one too (one message)
     code, out, err = run(capsys, "coverage", systems_dir / "dag.ts", empty, "--deps")
     assert code == 2 and err.count("\n") == 1 and "no enhanced dependencies" in err
+
+
+# ---- arc-length limits proved from the guards; progress; Ctrl-C --------------------------------
+
+TEST_SPECS = Path(__file__).resolve().parent / "data" / "specs"
+WINDOW = TEST_SPECS / "covington-window-3.ts"
+
+
+def _longest_built_arc(system, n: int) -> int:
+    """The longest arc any configuration of an ``n``-word sentence holds, by walking every
+    configuration in the interpreter: an independent witness of the proved limit."""
+    from tsdsl import Interpreter
+
+    it = Interpreter(system)
+    start = it.initial(n)
+    seen, todo, longest = set(), [start], 0
+    while todo:
+        c = todo.pop()
+        key = repr(it.snapshot(c))
+        if key in seen:
+            continue
+        seen.add(key)
+        longest = max([longest] + [abs(h - d) for h, d in it.arcs_of(c)])
+        for name in it.legal(c):
+            child = it.copy(c)
+            it.apply(child, name)
+            todo.append(child)
+    return longest
+
+
+def test_a_window_in_the_guards_is_proved_an_arc_length_limit():
+    """`j <= i + 3` on every arc of Covington, with λ1, λ2, β in sentence order (i before j):
+    no arc longer than 3, and arcs of 3 are built (the limit is the window)."""
+    from tsdsl.verify.arc_length import arc_length_limit, nonderivable_by_arc_length
+
+    system = load_system(WINDOW)
+    assert arc_length_limit(system) == 3
+    assert [_longest_built_arc(system, n) for n in (2, 4, 6)] == [1, 3, 3]
+    assert "gold arc 1 -> 5 spans 4 words" in nonderivable_by_arc_length(system, [0, 1, 1, 1, 1])
+    assert nonderivable_by_arc_length(system, [0, 1, 1, 1]) is None   # 1 -> 4 spans 3: within the window
+
+
+def test_no_arc_length_limit_without_both_directions(tmp_path, systems_dir):
+    """A guard bounding j - i alone proves nothing when the order of i and j is not proved
+    (here a SWAP-like action puts tokens out of order); the seed systems have no limit."""
+    from tsdsl.verify.arc_length import arc_length_limit
+
+    spec = tmp_path / "unordered.ts"
+    spec.write_text(WINDOW.read_text(encoding="utf-8").replace(
+        "  SHIFT     : (λ1, λ2, j|β)   => (λ1·λ2|j, [], β)\n",
+        "  SHIFT     : (λ1, λ2, j|β)   => (λ1·λ2|j, [], β)\n"
+        "  SWAP      : (λ1|i, λ2, j|β) => (λ1, λ2, j|i|β)  if not has_head(i)\n"), encoding="utf-8")
+    assert arc_length_limit(load_system(spec)) is None
+    one_sided = tmp_path / "one-sided.ts"
+    one_sided.write_text(WINDOW.read_text(encoding="utf-8").replace("if not j ->* i and j <= i + 3",
+                                                                    "if not j ->* i"), encoding="utf-8")
+    assert arc_length_limit(load_system(one_sided)) is None   # RIGHT-ARC unbounded
+    assert all(arc_length_limit(load_system(p)) is None for p in sorted(systems_dir.glob("*.ts")))
+
+
+def test_coverage_decides_arcs_beyond_the_window_by_proof(tmp_path):
+    """Before: a gold arc longer than the window sent the compiled search to its budget, and
+    the sentence was called undecided after minutes; now it is not derivable, by proof."""
+    long_arc = [0] + [1] * 5 + [6 + k for k in range(20)]   # 1 -> 6 spans 5 words
+    report = coverage(load_system(WINDOW), [long_arc, [0, 1, 2, 3]], budget=10)
+    first = report.per_sentence[0]
+    assert first.status == "not derivable" and "builds no arc longer than 3" in first.proof
+    assert report.per_sentence[1].status == "derivable"
+    assert report.not_derivable_by_proof == 1 and report.undecided == 0
+
+
+def test_an_interrupted_coverage_keeps_what_it_decided(systems_dir):
+    """Ctrl-C while a sentence is searched: CoverageInterrupted carries the report of the
+    sentences decided before it."""
+    from tsdsl.verify.coverage import CoverageInterrupted
+
+    def trees():
+        yield [0, 1]
+        yield [2, 0]
+        raise KeyboardInterrupt
+
+    with pytest.raises(CoverageInterrupted) as stop:
+        coverage(load_system(systems_dir / "arc-eager.ts"), trees())
+    report = stop.value.report
+    assert report.interrupted and report.sentences == 2 and report.derivable == 2
+    assert "interrupted:          after 2 sentences (Ctrl-C)" in report.render_text()
+    assert report.to_dict()["interrupted"] is True
+
+
+def test_ctrl_c_during_a_long_compiled_search_prints_the_partial_report(tmp_path):
+    """A sentence the compiled search works on for seconds (arc-swift k <= 6, a deep chain it
+    cannot derive, which no proof decides): SIGINT stops the search within it, the report of
+    the sentences before is printed, and the exit status is 130."""
+    import signal
+    import subprocess
+    import time
+
+    from tsdsl.kernels import compile_system
+
+    system = load_system(TEST_SPECS / "arc-swift-6.ts")
+    compile_system(system, fallback=False, profile="explore")   # built before the clock starts
+    deep = [0, 1, 2, 3, 4, 5, 6, 1] + [8 + k for k in range(30)]
+    data = tmp_path / "deep.conllu"
+    data.write_text(to_conllu([(0, 1, 1), tuple(deep), (0, 1)]), encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "tsdsl.cli", "coverage", str(TEST_SPECS / "arc-swift-6.ts"), str(data),
+                             "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stderr.readline()   # the first sentence's verdict: the deep one is being searched
+    assert ": derivable" in first, first
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    t0 = time.perf_counter()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert time.perf_counter() - t0 < 10   # within the search, not after its 20 million configurations
+    assert "sentences:            1\n" in out and "interrupted:          after 1 sentence (Ctrl-C)" in out
+    assert "the report covers the first 1 of 3 sentences" in err and "Traceback" not in err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_status_line_moves_while_a_step_runs():
+    """On a terminal the line is redrawn every tick while the caller is busy, and rubbed out
+    at the end; elsewhere it writes a plain line every log_every seconds."""
+    from tsdsl.cli.status import StatusLine
+
+    ticks = []
+    term = _Terminal()
+    with StatusLine(term, lambda: ticks.append(1) or f"step {len(ticks)}", tick=0.01):
+        time.sleep(0.2)
+    assert len(ticks) >= 3 and "\rstep 1" in term.getvalue() and "\rstep 3" in term.getvalue()
+    assert term.getvalue().endswith("\r")
+    log = io.StringIO()
+    with StatusLine(log, lambda: "working", log_every=0.01):
+        time.sleep(0.1)
+    assert log.getvalue().startswith("working\n")
+
+
+def test_coverage_status_names_the_sentence_being_searched(capsys, tmp_path):
+    from tsdsl.cli.checks import _CoverageWatch
+    from tsdsl.verify.coverage import SentenceCoverage
+
+    watch = _CoverageWatch("x.conllu", 3, every=False)
+    watch.done(SentenceCoverage(0, 1, None, 4, True, "derivable"))
+    watch.starting(1, 9, 38)
+    text = watch.describe()
+    assert text.startswith("coverage: 1/3 sentences (1 derivable, 0 not, 0 undecided); x.conllu:9: 38 words, "
+                           "searching for ")

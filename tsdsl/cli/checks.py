@@ -11,7 +11,7 @@ from ..lang import load_system
 from ..verify.coverage import COMPILED_FACTOR, VERIFY_COMPILED_FACTOR
 from ..verify.coverage import DEFAULT_BUDGET as COVERAGE_BUDGET
 from ..verify.coverage import REACH_BUDGET
-from .base import Command, at_least, command_line, parse_overrides, spec_argument, with_set
+from .base import Command, at_least, command_line, parse_overrides, plural, spec_argument, with_set
 
 
 class Verify(Command):
@@ -192,7 +192,7 @@ class Coverage(Command):
         import json
 
         from ..treebank.conllu import read_conllu
-        from ..verify.coverage import coverage
+        from ..verify.coverage import CoverageInterrupted, coverage
 
         system = load_system(args.spec, parse_overrides(args.set))
         sentences = read_conllu(args.file, allow_multiple_roots=args.deps)
@@ -203,16 +203,21 @@ class Coverage(Command):
         if not sentences:  # as `tsdsl parse` warns of an empty input
             print(f"warning: {args.file}: no sentence to check", file=sys.stderr)
 
-        def progress(v):
-            print(f"{args.file}:{v.line}: {v.words} words: {v.status} ({v.seconds:.2f} s)", file=sys.stderr,
-                  flush=True)
-
         compiled, build_seconds = (None, 0.0) if args.interpreted else kernel_of(system)
-        report = coverage(system, sentences, budget=args.budget, max_len=args.max_len, file=args.file,
-                          progress=progress if args.progress else None, compiled=compiled,
-                          reach_budget=args.reach_budget)
+        watch = _CoverageWatch(args.file, len(sentences), args.progress)
+        try:
+            with watch.status:
+                report = coverage(system, sentences, budget=args.budget, max_len=args.max_len, file=args.file,
+                                  progress=watch.done, starting=watch.starting, compiled=compiled,
+                                  reach_budget=args.reach_budget)
+        except CoverageInterrupted as stop:
+            report = stop.report
         report.kernel_build_seconds = build_seconds
-        print(json.dumps(report.to_dict(), indent=2) if args.json else report.render_text())
+        print(json.dumps(report.to_dict(), indent=2) if args.json else report.render_text(), flush=True)
+        if report.interrupted:
+            print(f"tsdsl: interrupted: the report covers the first {len(report.per_sentence)} of "
+                  f"{len(sentences)} sentences", file=sys.stderr)
+            return 130
         if system.multihead:
             from ..treebank.enhanced import has_deps
 
@@ -220,6 +225,42 @@ class Coverage(Command):
                 print(f"note: {args.file} has enhanced dependencies (DEPS); these are its basic trees (HEAD): "
                       f"--deps checks the enhanced graphs {system.name} trains on", file=sys.stderr)
         return 0
+
+
+class _CoverageWatch:
+    """What ``coverage`` shows while it runs, on stderr: the status line (sentences decided so
+    far, the one being searched and for how long: :class:`~.status.StatusLine`), and with
+    ``--progress`` every sentence's verdict on a line of its own."""
+
+    def __init__(self, file: str, total: int, every: bool):
+        import time
+
+        from .status import StatusLine
+
+        self.file, self.total, self.every = file, total, every
+        self.clock = time.perf_counter
+        self.counts = {"derivable": 0, "not derivable": 0, "undecided": 0, "skipped": 0}
+        self.current = None  # (line, words, started)
+        self.status = StatusLine(sys.stderr, self.describe)
+
+    def starting(self, index: int, line: int, words: int) -> None:
+        self.current = (index, line, words, self.clock())
+
+    def done(self, v) -> None:
+        self.counts[v.status] += 1
+        self.current = None
+        if self.every:
+            self.status.write(f"{self.file}:{v.line}: {plural(v.words, 'word')}: {v.status} ({v.seconds:.2f} s)")
+
+    def describe(self) -> str:
+        decided = sum(self.counts.values())
+        c = self.counts
+        text = (f"coverage: {decided}/{self.total} sentences ({c['derivable']} derivable, {c['not derivable']} not, "
+                f"{c['undecided']} undecided)")
+        if self.current is not None:
+            _, line, words, started = self.current
+            text += f"; {self.file}:{line}: {plural(words, 'word')}, searching for {self.clock() - started:.0f} s"
+        return text
 
 
 def _graph_coverage(system, sentences, args) -> int:

@@ -225,6 +225,7 @@ cdef struct Search:
     char* ordered       # per depth: acts filled for the configuration there
     int* seq_p          # scratch: a configuration's sequence, and its child's
     int* seq_c
+    bint signals        # derive_from checks for Ctrl-C every 65,536 expansions (-3: interrupted)
 
 
 cdef int search_alloc(Search* w, int maxn) noexcept nogil:
@@ -417,7 +418,7 @@ cdef int derive_one(Search* w, int n, const int* heads, const int* blk, const in
                     const int* order, long long budget, int* length, bint strict=False) noexcept nogil:
     """The canonical derivation of one gold tree: 1 found (its actions and label ids in
     w.path_a, w.path_l[0 .. length)), 0 none exists, -1 the budget of expanded
-    configurations ran out first, -2 out of memory."""
+    configurations ran out first, -2 out of memory, -3 Ctrl-C (only with ``w.signals``)."""
     cdef St* s
     search_gold(w, n, blk)
     s = search_frame(w, 0, n)
@@ -480,6 +481,8 @@ cdef int derive_from(Search* w, int n, const int* heads, const int* blk, const i
                     if expanded >= budget:
                         return -1
                     expanded += 1
+                    if w.signals and (expanded & 0xFFFF) == 0 and interrupted():
+                        return -3  # Ctrl-C during one long search (``derive``'s sentence loop raises)
                     child = search_frame(w, depth + 1, n)
                     if child == NULL:
                         return -2
@@ -606,9 +609,10 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
         free(blk)
         raise MemoryError()
     cdef bint stop = False
+    w.signals = True
     with nogil:
         for si in range(n_sent):
-            if interrupted():  # once a sentence: Ctrl-C stops a long derivation
+            if interrupted():  # once a sentence, and within a long search: Ctrl-C stops it
                 stop = True
                 break
             out_starts[si] = <int>T
@@ -619,6 +623,9 @@ def derive(object gold_heads, object gold_offsets, Py_ssize_t n_sent, object gol
                 continue
             length = 0
             r = derive_one(&w, n, &heads[off], blk, atab_data, nact, order, budget, &length, strict)
+            if r == -3:
+                stop = True
+                break
             out_status[si] = r
             if r == 1:
                 for k in range(length):

@@ -4,7 +4,9 @@ Every sentence is decided in three steps, cheapest first:
 
 1. a proof of non-derivability read off the IR (:mod:`~tsdsl.verify.planar`): a system whose
    actions never build crossing arcs cannot derive a gold tree two of whose arcs cross (and
-   its generalisation to arcs over at most G tokens, built bottom-up);
+   its generalisation to arcs over at most G tokens, built bottom-up); a system whose guards
+   bound the length of the arcs it builds (:mod:`~tsdsl.verify.arc_length`: a window,
+   ``if j <= i + 3``) cannot derive a gold tree with a longer arc;
 2. the compiled derivation search (``CompiledSystem.derive``, iterative, pruned by finished
    tokens, when monotonic wrong arcs and, where step 1's proof applies, configurations whose
    arcs still to build fail the same test), first restricted to derivations without a
@@ -34,6 +36,7 @@ from .. import ir
 from ..errors import UsageError
 from ..interp import Interpreter
 from ..treebank.trees import is_projective
+from .arc_length import nonderivable_by_arc_length
 from .loss import BudgetExceeded, find_derivation, static_oracle
 from .planar import nonderivable_by_crossing, reordering, search_pruning
 
@@ -109,6 +112,7 @@ class CoverageReport:
     per_sentence: list[SentenceCoverage] = field(default_factory=list)
     compiled: bool = False  # searched by the compiled kernel, with COMPILED_FACTOR times the budget
     reach_budget: Optional[int] = REACH_BUDGET  # the exact-loss search's per sentence for the arcs reached
+    interrupted: bool = False  # stopped (Ctrl-C) before the last sentence: the figures are for those before
 
     @property
     def nps_share(self) -> Optional[float]:
@@ -178,6 +182,9 @@ class CoverageReport:
         lines.append(arcs)
         build = f" (+ {self.kernel_build_seconds:.2f} s kernel build)" if self.kernel_build_seconds else ""
         lines.append(f"time:                 {self.seconds:.2f} s{build}")
+        if self.interrupted:
+            lines.append(f"interrupted:          after {len(self.per_sentence)} sentence"
+                         f"{'s' * (len(self.per_sentence) != 1)} (Ctrl-C): every figure above is for those")
         und = [s for s in self.per_sentence if s.status == UNDECIDED]
         for s in und[:show_undecided]:
             where = f"line {s.line}" if s.line else f"sentence {s.index + 1}"
@@ -186,6 +193,14 @@ class CoverageReport:
         if len(und) > show_undecided:
             lines.append(f"  ... and {len(und) - show_undecided} more undecided")
         return "\n".join(lines)
+
+
+class CoverageInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`coverage`; ``report`` holds the sentences decided before it."""
+
+    def __init__(self, report: CoverageReport):
+        super().__init__("coverage interrupted")
+        self.report = report
 
 
 def _gold_of(item) -> tuple[tuple[int, ...], int, Optional[str]]:
@@ -200,7 +215,8 @@ def _gold_of(item) -> tuple[tuple[int, ...], int, Optional[str]]:
 def coverage(system: ir.System, sentences: Iterable, *, budget: Optional[int] = DEFAULT_BUDGET,
              max_len: Optional[int] = None, file: Optional[str] = None,
              progress: Optional[Callable[[SentenceCoverage], None]] = None, compiled=None,
-             reach_budget: Optional[int] = REACH_BUDGET) -> CoverageReport:
+             reach_budget: Optional[int] = REACH_BUDGET,
+             starting: Optional[Callable[[int, int, int], None]] = None) -> CoverageReport:
     """How many gold trees ``system`` derives exactly, and which non-projective arcs it reaches.
 
     Args:
@@ -213,6 +229,7 @@ def coverage(system: ir.System, sentences: Iterable, *, budget: Optional[int] = 
         max_len: skip (and count) sentences with more words.
         file: recorded in the report.
         progress: called with each sentence's verdict.
+        starting: called with (index, line, words) before each sentence is decided.
         compiled: the system's compiled kernel (``tsdsl.kernels.compile_system(system)``),
             for the compiled search; None: the interpreter's search only.
         reach_budget: configurations the exact-loss search may expand per non-derivable
@@ -221,6 +238,8 @@ def coverage(system: ir.System, sentences: Iterable, *, budget: Optional[int] = 
 
     Raises:
         UsageError: a sentence has a word without a gold head.
+        CoverageInterrupted: Ctrl-C; its report holds the sentences decided before it
+            (``interrupted`` set), the sentence being decided left out.
     """
     it = Interpreter(system)
     report = CoverageReport(system.name, file, budget, max_len)
@@ -229,42 +248,56 @@ def coverage(system: ir.System, sentences: Iterable, *, budget: Optional[int] = 
     report.compiled = compiled is not None
     report.reach_budget = budget if reach_budget is None else reach_budget
     start = time.perf_counter()
-    for index, item in enumerate(sentences):
-        heads, line, sent_id = _gold_of(item)
-        n = len(heads)
-        if max_len is not None and n > max_len:
-            report.skipped += 1
-            verdict = SentenceCoverage(index, line, sent_id, n, is_projective(heads), SKIPPED)
-        else:
-            verdict = _one(it, heads, budget, index, line, sent_id, compiled,
-                           budget if reach_budget is None else reach_budget)
-            report.sentences += 1
-            report.words += n
-            report.projective += verdict.projective
-            if verdict.status == DERIVABLE:
-                report.derivable += 1
-            elif verdict.status == NOT_DERIVABLE:
-                report.not_derivable += 1
-                report.not_derivable_by_proof += verdict.proof is not None
+    try:
+        for index, item in enumerate(sentences):
+            heads, line, sent_id = _gold_of(item)
+            n = len(heads)
+            if starting is not None:
+                starting(index, line, n)
+            if max_len is not None and n > max_len:
+                verdict = SentenceCoverage(index, line, sent_id, n, is_projective(heads), SKIPPED)
             else:
-                report.undecided += 1
-            report.nonprojective_arcs += verdict.nonprojective_arcs
-            if verdict.reached_arcs is None:
-                report.nonprojective_arcs_undecided += verdict.nonprojective_arcs
-            else:
-                report.nonprojective_arcs_reached += verdict.reached_arcs
-        report.per_sentence.append(verdict)
-        log.debug("sentence %d (%d words): %s in %.2f s", index + 1, n, verdict.status, verdict.seconds)
-        if progress is not None:
-            progress(verdict)
+                verdict = _one(it, heads, budget, index, line, sent_id, compiled,
+                               budget if reach_budget is None else reach_budget)
+            _count(report, verdict)
+            log.debug("sentence %d (%d words): %s in %.2f s", index + 1, n, verdict.status, verdict.seconds)
+            if progress is not None:
+                progress(verdict)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        report.seconds = time.perf_counter() - start
+        raise CoverageInterrupted(report) from None
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _count(report: CoverageReport, verdict: SentenceCoverage) -> None:
+    """Add one sentence's verdict to the report's totals."""
+    report.per_sentence.append(verdict)
+    if verdict.status == SKIPPED:
+        report.skipped += 1
+        return
+    report.sentences += 1
+    report.words += verdict.words
+    report.projective += verdict.projective
+    if verdict.status == DERIVABLE:
+        report.derivable += 1
+    elif verdict.status == NOT_DERIVABLE:
+        report.not_derivable += 1
+        report.not_derivable_by_proof += verdict.proof is not None
+    else:
+        report.undecided += 1
+    report.nonprojective_arcs += verdict.nonprojective_arcs
+    if verdict.reached_arcs is None:
+        report.nonprojective_arcs_undecided += verdict.nonprojective_arcs
+    else:
+        report.nonprojective_arcs_reached += verdict.reached_arcs
 
 
 def decide(it: Interpreter, heads: Sequence[int], budget: Optional[int], compiled=None) -> tuple[str, Optional[str]]:
     """(DERIVABLE, NOT_DERIVABLE or UNDECIDED, the proof when not derivable without a search)
     for one gold tree: the steps of the module docstring."""
-    why = nonderivable_by_crossing(it.system, heads)
+    why = nonderivable_by_crossing(it.system, heads) or nonderivable_by_arc_length(it.system, heads)
     if why is not None:
         return NOT_DERIVABLE, why
     if compiled is not None:
