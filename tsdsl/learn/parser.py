@@ -34,6 +34,7 @@ from ..treebank.enhanced import (Graph, basic_label, empty_node_count, empty_nod
 from ..errors import UsageError
 from ..gcpause import cyclic_gc_paused
 from ..kernels import compile_system
+from ..kernels.fixed import prebuild
 from ..kernels.graphs import parse_graphs
 from ..treebank.projectivize import LIFT_MARK, deprojectivize
 from ..treebank.repair import make_tree
@@ -306,6 +307,7 @@ def _refuse_breaks(what: str, kind: str, values: Sequence[str]) -> None:
 
 def bind(model: Model, *, train: bool = False, weights: Optional[np.ndarray] = None) -> Engine:
     """The kernel of the model's system with its features, outputs and weights."""
+    prebuild(["conllu_fast"] + (["tagger"] if model.tagger is not None else []))  # beside the kernel's build
     kernel = compile_system(model.system, fallback=False)
     outputs = build_outputs(model.system, unit_names(kernel), model.labels)
     if model.outputs and tuple(outputs.names) != tuple(model.outputs):

@@ -540,7 +540,8 @@ def train_tagger(train: Sequence[dict], dev: Sequence[dict] = (), *, hash_bits: 
         columns[name] = col
         if progress is not None:
             acc = col.info.get("dev_accuracy")
-            progress.write(f"tagger {name}: {len(col.classes)} classes, best epoch {best_epoch} of {len(history)}"
+            classes = f"{len(col.classes)} class{'es' * (len(col.classes) != 1)}"
+            progress.write(f"tagger {name}: {classes}, best epoch {best_epoch} of {len(history)}"
                            + (f", dev accuracy {100 * acc:.2f}" if acc is not None else "")
                            + f" ({col.info['seconds']:.1f} s)\n")
     tagger = Tagger(columns, hash_bits, ambiguity=ambiguity)

@@ -40,6 +40,7 @@ from ..treebank.evaluate import universal_label
 from .features import FeatureSet, load_features
 from .feature_reach import default_feature_set, unread_text
 from ..kernels import compile_system
+from ..kernels.fixed import prebuild
 from ..treebank.projectivize import LIFT_MARK, lift
 from ..treebank.trees import is_projective
 from .data import columns_of, make_batch
@@ -476,6 +477,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         return TrainResult(**train_graphs(system, kernel, features, data, train_file, dev_file, out_dir, options,
                                           (MAX_EPOCHS, EPOCHS_WITHOUT_DEV), progress=progress))
 
+    prebuild(["conllu_fast"] + (["tagger"] if options.tagger else []))  # built beside the spec's kernel
     kernel = compile_system(system, fallback=False)
     trees, keep, lifted, skipped = prepare_gold(system, train_sents, options.nonproj)
     if (lifted or skipped) and system.produces not in PROJECTIVE_CLASSES and progress is not None:
