@@ -29,6 +29,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import asdict
+from pathlib import Path
 from typing import Optional, Sequence, TextIO
 
 import numpy as np
@@ -41,7 +42,7 @@ from ..treebank.enhanced import Graph, graphs_of, has_deps, score_graphs, univer
 from .data import columns_of, make_batch
 from .derive import SearchOracle, targets_of
 from .engine import Engine
-from .model import Model, save, spec_sources
+from .model import Model, input_names, path_names, save, spec_sources
 from .epochs import BestEpoch, pruned_share
 from .known_tags import UPOS_VALUES, training_upos
 from .tagger import columns_present, parser_training_tags, train_tagger
@@ -155,7 +156,7 @@ def train_graphs(system, kernel, features, data: tuple[list, list, list, list], 
     meta = {"tag_columns": list(columns_present(gold_columns)), IGNORED_COLUMNS: absent, "parser_tags": parser_tags,
             UPOS_VALUES: training_upos(gold_columns),
             "tagger": tagger.meta if tagger is not None else None, "args": asdict(options),
-            "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
+            "train_file": Path(train_file).name, "dev_file": Path(dev_file).name if dev_file else None,
             "nonproj": None, "beam": 1, "loss": None, "oracle": "search", "oracle_reproduced": None,
             "oracle_note": note, "graphs": True, "label_min_count": LABEL_MIN_COUNT,
             BASIC_LABELS: sorted({l for s in train_sents for l in s.deprels if l and l != "_"}),
@@ -168,7 +169,8 @@ def train_graphs(system, kernel, features, data: tuple[list, list, list, list], 
                   overrides=dict(options.overrides or {}), features=features, labels=labels,
                   root_label=ROOT_LABEL, hash_bits=options.hash_bits, outputs=outputs.names,
                   weights=engine.W, meta=meta, precision=options.precision, prune=options.prune,
-                  tagger=tagger)
+                  tagger=tagger, path_names=path_names([*zip(system.sources, spec_files),
+                                                        *input_names(train_file, dev_file, options.features)]))
     rng = np.random.default_rng(options.seed)
     best = BestEpoch(options.patience)
 

@@ -3,7 +3,9 @@
     DIR/model.json       metadata: versions, spec hash, feature digest, outputs, arguments,
                          dev scores per epoch, how the weights are stored, the feature hash
                          (``feature_hash``; absent in models trained before it changed: 1)
-    DIR/spec/...         the spec and the specs it extends, as trained (relative layout kept)
+    DIR/spec/...         the spec that trained and the specs it extends, by relative names
+                         (:func:`spec_sources`: ``spec/NAME.ts``, then each parent where its
+                         child's ``extends`` names it, or beside it under a free name)
     DIR/features.yaml    the feature templates, verbatim
     DIR/labels.json      labels (in id order) and the label given to words attached to the root
     DIR/weights.npz      the averaged weights that are not zero, sparse and quantised
@@ -18,12 +20,22 @@ forced: replacing it would delete someone's files).  Loading
 refuses a directory written by another tsdsl version or format, whose spec or features no
 longer hash to what was trained, whose weights are damaged or not finite, or whose tagger
 ``model.json`` records but ``tagger/`` no longer holds.
+
+Nothing in the directory names where it was trained: the specs are stored by relative names
+(a derived oracle or repair spec from the kernel cache included), and ``model.json`` names
+files by their names in the model (``spec``), the treebanks by file name, and holds no
+absolute path (:func:`portable`), so a model moved, copied or unpacked elsewhere loads, with
+the original spec and the kernel cache gone.  Models written before (their specs under
+``spec/`` followed by the folders they came from) load as before: ``spec`` names the file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import posixpath
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -33,13 +45,15 @@ from pathlib import Path
 import numpy as np
 
 from .._version import __version__
-from ..lang import load_system
+from ..lang import load_system, parse_spec
+from ..lang import syntax as S
 from ..errors import TsdslError, UsageError
-from ..files import check_parents
+from ..files import check_parents, write_atomic
 from .engine import FEATURE_HASH, FEATURE_HASHES
 from .features import FeatureSet, load_features
 from . import weights as wt
 from .tagger import Tagger, TaggerError
+from ..kernels import kernel_cache_dir
 from ..kernels.codegen import GENERATOR_VERSION
 from .. import ir
 
@@ -82,6 +96,9 @@ class Model:
     # UD's ``root``): parsing keeps it so (Parser, Learner.set_root_label)
     root_label_strict: bool = False
     path: Optional[Path] = None         # the directory :func:`load` read it from (errors name it)
+    # absolute paths training read (the spec chain, treebanks) -> the names model.json gives
+    # them (:func:`portable`); not saved
+    path_names: dict = field(default_factory=dict)
     feature_hash: int = FEATURE_HASH    # how the kernel hashed the features into buckets (engine.FEATURE_HASH)
 
     def _sparse_source(self) -> Optional[wt.StoredWeights]:
@@ -107,13 +124,151 @@ class Model:
 
 
 def spec_sources(system: ir.System) -> tuple[dict[str, str], str]:
-    """The texts of the spec and the specs it extends, keyed by their paths relative to the
-    closest directory holding them all (so relative ``extends`` paths still resolve), and the
-    key of the spec itself."""
-    paths = [Path(p).resolve() for p in system.sources]
-    base = Path(os.path.commonpath([str(p.parent) for p in paths]))
-    out = {p.relative_to(base).as_posix(): p.read_text(encoding="utf-8") for p in paths}
-    return out, paths[-1].relative_to(base).as_posix()
+    """The texts of the spec and the specs it extends, keyed by their names in ``DIR/spec``
+    (:func:`pack_specs`), and the key of the spec itself."""
+    files, main, _ = pack_specs(system.sources)
+    return files, main
+
+
+_EXTENDS = re.compile(r'(extends\s+)"(?:[^"\\\n]|\\.)*"')
+
+
+def _ts_name(name: str) -> str:
+    """A name :func:`load` finds (it reads ``spec/**/*.ts``)."""
+    return name if name.endswith(".ts") else name + ".ts"
+
+
+def _quoted(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def pack_specs(sources) -> tuple[dict[str, str], str, bool]:
+    """A spec chain (``ir.System.sources``: the root ancestor first, the spec itself last) laid
+    out for ``DIR/spec``, by names relative to that folder that do not depend on where the
+    files were: the texts by name, the spec's name, and whether some ``extends`` line had to
+    be rewritten.
+
+    The spec is ``NAME.ts``, its file name.  Each spec it extends (walking up the chain) is
+    stored where its child's ``extends`` names it, relative to the child (``extends
+    "arc-eager.ts"`` or ``"arc-eager"``: ``arc-eager.ts`` beside it; ``"lib/base"``:
+    ``lib/base.ts``), so its child is saved verbatim, when that path does not climb (no
+    ``..``) and no other file of the chain took the name.  Otherwise (an absolute path, a
+    path that climbs out with ``..``, a derived oracle or repair in the kernel cache naming the user's spec, or
+    a name taken) it is stored beside the top as its file name, or ``STEM-2.ts``, ``STEM-3.ts``
+    ... when that is taken, so two different specs of the same name never collide, and the
+    child's ``extends`` line is rewritten to name it.  Packing a packed chain changes nothing."""
+    paths = [Path(p) for p in sources]
+    texts = [p.read_text(encoding="utf-8") for p in paths]
+    names: list[Optional[str]] = [None] * len(paths)
+    names[-1] = _ts_name(paths[-1].name)
+    taken = {names[-1]}
+    rewritten = False
+    for k in range(len(paths) - 1, 0, -1):
+        child, text = names[k], texts[k]
+        ext = next((st for st in parse_spec(text, str(paths[k])).statements if isinstance(st, S.Extends)), None)
+        if ext is None:  # (a chain has one `extends` a link; never here)
+            raise ValueError(f"{paths[k]}: extends nothing, yet {paths[k - 1]} comes before it in the chain")
+        folder = posixpath.dirname(child)
+        verbatim = None
+        if ext.path and not posixpath.isabs(ext.path) and not os.path.isabs(ext.path) and "\\" not in ext.path \
+                and ".." not in ext.path.split("/"):
+            cand = posixpath.normpath(posixpath.join(folder, _ts_name(ext.path)))
+            if cand not in taken:
+                verbatim = cand
+        if verbatim is not None:
+            names[k - 1] = verbatim
+        else:
+            base = _ts_name(paths[k - 1].name)
+            stem, n, name = base[:-3], 2, base
+            while name in taken:
+                name, n = f"{stem}-{n}.ts", n + 1
+            names[k - 1] = name
+            texts[k] = _rewrite_extends(text, ext, posixpath.relpath(name, folder or "."))
+            rewritten = rewritten or texts[k] != text
+        taken.add(names[k - 1])
+    return dict(zip(names, texts)), names[-1], rewritten
+
+
+def _rewrite_extends(text: str, ext: S.Extends, target: str) -> str:
+    """``text`` with its ``extends`` statement (``ext``) naming ``target`` instead."""
+    lines = text.split("\n")
+    k = ext.span.line - 1
+    start = len(lines[0]) - len(lines[0].lstrip("\ufeff")) if k == 0 else 0  # columns follow a BOM
+    m = _EXTENDS.match(lines[k], start + ext.span.col - 1)
+    if m is None:
+        raise ValueError(f"{ext.span}: no extends statement to rewrite")
+    lines[k] = lines[k][:m.start()] + f'{m.group(1)}"{_quoted(target)}"' + lines[k][m.end():]
+    return "\n".join(lines)
+
+
+def packed_system(system: ir.System, overrides: Optional[dict] = None) -> ir.System:
+    """The system a model saves (:func:`pack_specs`): ``system`` itself when its chain packs
+    verbatim, else the same system loaded from the packed texts, written to the kernel cache
+    (``specs/``, keyed by the texts), so that what trains hashes to what the model holds and
+    the model's first parse finds its kernel built."""
+    files, main, rewritten = pack_specs(system.sources)
+    if not rewritten:
+        return system
+    h = hashlib.sha256(main.encode("utf-8"))
+    for name in sorted(files):
+        h.update(b"\0" + name.encode("utf-8") + b"\0" + files[name].encode("utf-8"))
+    where = kernel_cache_dir() / "specs" / h.hexdigest()[:32]
+    for name, text in files.items():
+        target = where / name
+        try:
+            same = target.is_file() and target.read_text(encoding="utf-8") == text
+        except (OSError, UnicodeDecodeError):
+            same = False
+        if not same:
+            write_atomic(target, text)
+    return load_system(where / main, overrides)
+
+
+def path_names(pairs) -> dict[str, str]:
+    """``{spelling: shown}`` for the absolute spellings of each ``path`` of ``pairs`` of
+    ``(path, shown)`` (as given, made absolute, symbolic links resolved; a None path is left
+    out), for :func:`portable`."""
+    out = {}
+    for p, shown in pairs:
+        if not p:
+            continue
+        p = os.fspath(p)
+        for spelling in (p, os.path.abspath(p), str(Path(p).resolve())):
+            if os.path.isabs(spelling) and len(Path(spelling).parts) > 1:
+                out[spelling] = shown
+    return out
+
+
+def input_names(train_file, dev_file, features) -> list[tuple[str, str]]:
+    """The files training read besides the spec (a ``--features`` file too), each with the
+    name model.json gives it: its file name."""
+    return [(f, Path(f).name) for f in (train_file, dev_file, features) if f]
+
+
+def portable(value, names: dict[str, str]):
+    """``value`` (model.json's content) with no absolute path the model was trained from:
+    each key of ``names`` (absolute paths: the spec chain, the treebanks) replaced by its
+    name, then the kernel cache directory by ``<kernel cache>`` and the home directory by
+    ``~``, in every string (messages such as ``oracle_note`` name the spec)."""
+    pairs = sorted(names.items(), key=lambda kv: -len(kv[0]))
+    for where, shown in ((str(kernel_cache_dir()), "<kernel cache>"), (os.path.expanduser("~"), "~")):
+        if os.path.isabs(where) and len(Path(where).parts) > 1:
+            pairs.append((where, shown))
+    # a whole path only: /home/ann is not replaced in /home/anna, nor in ../home/ann (relative)
+    subs = [(re.compile(r"(?<![\w.~-])" + re.escape(old) + r"(?![\w.-])"), new) for old, new in pairs]
+
+    def fix(v):
+        if isinstance(v, str):
+            for old, new in subs:
+                v = old.sub(lambda _: new, v)
+            return v
+        if isinstance(v, dict):
+            return {fix(k): fix(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [fix(x) for x in v]
+        return v
+
+    return fix(value)
 
 
 def check_writable(out_dir: str | Path, force: bool = False) -> None:
@@ -177,6 +332,7 @@ def _write_contents(model: Model, d: Path) -> None:
                 outputs=list(model.outputs), numpy=np.__version__,
                 weights={"file": WEIGHTS, "precision": stored.precision, "prune": model.prune,
                          "stored": stored.size, "rows": int(len(stored.rows))})
+    meta = portable(meta, model.path_names)
     (d / META).write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 

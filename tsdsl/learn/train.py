@@ -46,7 +46,7 @@ from ..treebank.trees import is_projective
 from .data import columns_of, make_batch
 from .derive import DEFAULT_BUDGET, search_oracle, why_not_reproduced
 from .engine import Engine, check_beam
-from .model import Model, check_writable, save, spec_sources
+from .model import Model, check_writable, input_names, packed_system, path_names, save, spec_sources
 from .outputs import build_outputs, unit_names
 from .parser import FALLBACK_LABELS, IGNORED_COLUMNS, Parser, absent_columns, fallback_labels, warn_absent_columns
 from .progress import Progress
@@ -473,11 +473,16 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
         from .graphs import read_graph_data, train_graphs
 
         data = read_graph_data(system, train_file, dev_file, options)
+        system = packed_system(system, options.overrides or None)  # what the model saves trains
         kernel = compile_system(system, fallback=False)
         return TrainResult(**train_graphs(system, kernel, features, data, train_file, dev_file, out_dir, options,
                                           (MAX_EPOCHS, EPOCHS_WITHOUT_DEV), progress=progress))
 
     prebuild(["conllu_fast"] + (["tagger"] if options.tagger else []))  # built beside the spec's kernel
+    # what the model saves trains: a chain whose `extends` the model directory names otherwise
+    # (a derived oracle or repair in the cache, `../` or absolute parents) trains from its copy
+    sources = system.sources
+    system = packed_system(system, options.overrides or None)
     kernel = compile_system(system, fallback=False)
     trees, keep, lifted, skipped = prepare_gold(system, train_sents, options.nonproj)
     if (lifted or skipped) and system.produces not in PROJECTIVE_CLASSES and progress is not None:
@@ -513,7 +518,7 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
     where = user_spec
     if derived.used:
         where += " (its derived oracle)"
-    elif system.source_file != user_spec:
+    elif repair.repaired:
         where += " (its verified repair)"
     choice = choose_oracle(kernel, batch, options, where, checked=derived.used)
     if derived.used and choice.kind != "search":
@@ -565,7 +570,8 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
             FALLBACK_LABELS: fallback_labels(trees, [train_cols[k] for k in keep]),
             "parser_tags": parser_tags,
             "tagger": tagger.meta if tagger is not None else None,
-            "args": asdict(options), "train_file": str(train_file), "dev_file": str(dev_file) if dev_file else None,
+            "args": asdict(options), "train_file": Path(train_file).name,
+            "dev_file": Path(dev_file).name if dev_file else None,
             "nonproj": options.nonproj if builds_projective_only(system) else None, "beam": options.beam,
             "loss": list(kernel.gen.losses[loss_index]) if loss_index >= 0 else None, "oracle": oracle,
             "oracle_reproduced": choice.reproduced, "oracle_note": choice.note,
@@ -580,7 +586,9 @@ def train(spec: str, train_file: str, dev_file: Optional[str], out_dir: str, opt
                   overrides=dict(options.overrides or {}), features=features, labels=labels,
                   root_label=root_label, hash_bits=options.hash_bits, outputs=outputs.names,
                   weights=engine.W, meta=meta, precision=options.precision, prune=options.prune,
-                  tagger=tagger, root_label_strict=root_label_strict)
+                  tagger=tagger, root_label_strict=root_label_strict,
+                  path_names=path_names([*zip(sources, spec_files),
+                                         *input_names(train_file, dev_file, options.features)]))
 
     dev_gold = [(s.heads, s.deprels) for s in dev_sents]
     rng = np.random.default_rng(options.seed)
