@@ -78,7 +78,7 @@ def child(src: Path, name: str, out: Path, epochs: int) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--before", metavar="REV", help="the git revision to compare with (required)")
+    ap.add_argument("--before", metavar="REV", help="the git revision to compare with (required; default: none)")
     ap.add_argument("--systems", nargs="*", default=list(DEFAULT_SYSTEMS), choices=list(SYSTEMS), metavar="SYSTEM",
                     help=f"systems (bench/learn.py's names; default: {' '.join(DEFAULT_SYSTEMS)})")
     ap.add_argument("--epochs", type=int, default=2, help="epochs of the timed training (default: %(default)s)")
