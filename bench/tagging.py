@@ -236,7 +236,7 @@ def main(argv=None) -> int:
     if args.data:
         DATA = Path(args.data)
     if not DATA.is_dir():
-        return no_data(args, ["data"], f"no treebanks in {DATA}")
+        return no_data(args, ["data", "treebanks"], f"no treebanks in {DATA}")
     absent = [tb for tb in args.treebanks if not (DATA / tb / "test.conllu").is_file()]
     if absent and given(args, "treebanks"):
         return no_data(args, ["treebanks"], f"{DATA} has no train/dev/test.conllu for {', '.join(absent)}")
