@@ -240,11 +240,11 @@ class _CoverageWatch:
         self.file, self.total, self.every = file, total, every
         self.clock = time.perf_counter
         self.counts = {"derivable": 0, "not derivable": 0, "undecided": 0, "skipped": 0}
-        self.current = None  # (line, words, started)
+        self.current = None  # (line, words, started) of the sentence being decided
         self.status = StatusLine(sys.stderr, self.describe)
 
     def starting(self, index: int, line: int, words: int) -> None:
-        self.current = (index, line, words, self.clock())
+        self.current = (line, words, self.clock())
 
     def done(self, v) -> None:
         self.counts[v.status] += 1
@@ -258,7 +258,7 @@ class _CoverageWatch:
         text = (f"coverage: {decided}/{self.total} sentences ({c['derivable']} derivable, {c['not derivable']} not, "
                 f"{c['undecided']} undecided)")
         if self.current is not None:
-            _, line, words, started = self.current
+            line, words, started = self.current
             text += f"; {self.file}:{line}: {plural(words, 'word')}, searching for {self.clock() - started:.0f} s"
         return text
 

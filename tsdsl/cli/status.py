@@ -6,7 +6,6 @@ searches release the GIL, so the line moves while one runs."""
 from __future__ import annotations
 
 import threading
-import time
 from typing import Callable, Optional, TextIO
 
 
@@ -66,7 +65,3 @@ class StatusLine:
             self.stream.write(line + "\n")
             self.stream.flush()
 
-
-def elapsed(since: Optional[float]) -> str:
-    """Seconds since ``since`` (a ``time.perf_counter()``), as ``12 s``."""
-    return f"{time.perf_counter() - since:.0f} s" if since is not None else ""
